@@ -1,0 +1,41 @@
+# Two entry points for a fresh machine with Python 3.11+ and make: `make demo`, `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+STAMP_RUN := $(VENV)/.stamp-run
+STAMP_TEST := $(VENV)/.stamp-test
+
+.PHONY: demo test lint typecheck pytest bench wheel clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP_RUN): $(PY) pyproject.toml
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(STAMP_TEST): $(PY) pyproject.toml
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@ $(STAMP_RUN)
+
+demo: $(STAMP_RUN)
+	$(BIN)/ctxasm render fixtures/demo/repo/services/api \
+		--home fixtures/demo/home --managed-dir fixtures/demo/managed \
+		--touch fixtures/demo/repo/services/api/src/handlers/users.ts
+
+test: $(STAMP_TEST)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/pytest -q
+
+bench: $(STAMP_TEST)
+	$(PY) -m benchmarks
+
+wheel: $(STAMP_TEST)
+	$(PY) -m build --wheel --outdir dist .
+
+clean:
+	rm -rf $(VENV) dist build .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,164 @@
+"""`assemble()` and the `Assembly` it returns: the library's front door."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from . import locations
+from .budget import apply_budget
+from .discover import Discovery, build_context, discover_claude_code, with_client_settings
+from .lazy import resolve_touched
+from .lazy import touch as lazy_touch
+from .loader import Context
+from .model import Diagnostic, Severity, Source
+from .policy import Policy, resolve_policy
+from .sections import escape_content
+from .tokens import TokenCounter, estimate_tokens
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Assembly:
+    """The assembled context: ordered sources, what was cut and why, and its renderings.
+
+    A frozen value: rendering it twice gives the same bytes. `touch()` returns a new one.
+    """
+
+    policy: Policy
+    context: Context
+    discovered: tuple[Source, ...]
+    sources: tuple[Source, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    conditional: tuple[Source, ...] = ()
+    touched: tuple[str, ...] = ()
+    max_tokens: int = 0
+    date: str = ""
+    counter: TokenCounter = field(default=estimate_tokens, compare=False, repr=False)
+
+    @property
+    def text(self) -> str:
+        """The native XML rendering."""
+        return self.render("xml")
+
+    def render(self, fmt: str | None = None, *, date: str | None = None) -> str:
+        from .render import render
+
+        return render(self, fmt or self.policy.format, date=date)
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    def touch(self, path: PathLike) -> Assembly:
+        """The assembly after the agent reads `path`: lazily loaded files appended."""
+        if self.policy.discoverer != "claude-code":
+            return self
+        target = resolve_touched(self.context, path)
+        already = [s.path for s in self.discovered]
+        added, notes = lazy_touch(self.context, self.policy, self.counter, target, already)
+        shown = self.context.display(str(target))
+        return _finish(
+            self,
+            discovered=(*self.discovered, *added),
+            touched=(*self.touched, shown),
+            extra=(*self._discovery_notes(), *notes),
+        )
+
+    def attached(self, since: Assembly) -> tuple[Source, ...]:
+        """The sources this assembly has and `since` does not (what a touch attached)."""
+        known = {s.path for s in since.discovered}
+        return tuple(s for s in self.sources if s.path not in known)
+
+    def _discovery_notes(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if not d.code.startswith(("budget-", "file-truncated", "index-truncated", "closing-tag")))
+
+
+def _dedupe(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
+    return tuple(dict.fromkeys(diagnostics))
+
+
+def _finish(
+    base: Assembly, *, discovered: Sequence[Source], touched: Sequence[str], extra: Sequence[Diagnostic]
+) -> Assembly:
+    sources, cut_notes = apply_budget(discovered, base.policy, base.max_tokens, base.counter)
+    escaped = [
+        Diagnostic(
+            "closing-tag-escaped",
+            Severity.WARNING,
+            s.display,
+            f"contains </{s.tag}> {n} time(s); escaped as &lt;/{s.tag}> so it cannot end its section",
+        )
+        for s in sources
+        if not s.dropped and (n := escape_content(s.content, s.tag)[1])
+    ]
+    return replace(
+        base,
+        discovered=tuple(discovered),
+        sources=sources,
+        touched=tuple(touched),
+        diagnostics=_dedupe((*extra, *cut_notes, *escaped)),
+    )
+
+
+def _today(environ: Mapping[str, str], now: dt.datetime | None) -> str:
+    override = environ.get("CLAUDE_CODE_OVERRIDE_DATE")
+    if override:
+        return override
+    return (now or dt.datetime.now()).date().isoformat()
+
+
+def assemble(
+    cwd: PathLike = ".",
+    *,
+    policy: str | os.PathLike[str] | Policy | None = None,
+    home: PathLike | None = None,
+    managed_dir: PathLike | None = None,
+    environ: Mapping[str, str] | None = None,
+    touched: Sequence[PathLike] = (),
+    max_tokens: int | None = None,
+    counter: TokenCounter | None = None,
+    now: dt.datetime | None = None,
+) -> Assembly:
+    """Discover, budget and prepare the context an agent started in `cwd` would see.
+
+    `policy` is a built-in name, a TOML path or a `Policy`; by default the project's
+    `.ctxasm.toml` / `[tool.ctxasm]` if any, else `claude-code`. `home`, `managed_dir` and
+    `environ` default to the real machine; pass them to make a run hermetic.
+    """
+    env = dict(locations.default_environ() if environ is None else environ)
+    home_dir = Path(home) if home is not None else locations.default_home()
+    managed = Path(managed_dir) if managed_dir is not None else locations.default_managed_dir()
+    context = build_context(Path(cwd), home_dir, managed, env)
+    chosen = resolve_policy(policy, context.cwd, context.project_root)
+    if chosen.discoverer == "claude-code":
+        context = with_client_settings(context)
+    count = counter or estimate_tokens
+    discovery = _discover(context, chosen, count)
+    base = Assembly(
+        policy=chosen,
+        context=context,
+        discovered=discovery.sources,
+        sources=(),
+        diagnostics=(),
+        conditional=discovery.conditional,
+        max_tokens=chosen.limits.max_tokens if max_tokens is None else max_tokens,
+        date=_today(env, now),
+        counter=count,
+    )
+    result = _finish(base, discovered=discovery.sources, touched=(), extra=discovery.diagnostics)
+    for path in touched:
+        result = result.touch(path)
+    return result
+
+
+def _discover(context: Context, policy: Policy, counter: TokenCounter) -> Discovery:
+    if policy.discoverer == "bootstrap":
+        from .bootstrap import discover_bootstrap
+
+        return discover_bootstrap(context, policy, counter)
+    return discover_claude_code(context, policy, counter)

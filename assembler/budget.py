@@ -1,0 +1,229 @@
+"""The budgeter: per-file character limits, the MEMORY.md index cut, a total token budget.
+
+Every cut becomes a `Cut` on its source and a diagnostic: which source, how much, why.
+Over the total budget, the least stable sources go first (environment, memory, subdirectory,
+local, project, user; the last-loaded first within a layer); a source is trimmed at a line
+boundary when trimming is enough, dropped otherwise. Managed and base text is never cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from decimal import ROUND_HALF_UP, Decimal
+
+from .model import Cut, Diagnostic, Layer, Severity, Source, Stats
+from .policy import Policy
+from .sections import SEPARATOR, section_text, source_section
+from .tokens import TokenCounter
+
+PROTECTED = frozenset({Layer.MANAGED, Layer.BASE})
+INDEX_NAME = "MEMORY.md"
+BUDGET_MARKER = "\n...(truncated to fit the token budget)"
+
+
+def _stats(text: str, counter: TokenCounter) -> Stats:
+    lines = text.count("\n") + 1 if text else 0
+    return Stats(lines, len(text.encode("utf-8", "surrogatepass")), len(text), counter(text))
+
+
+def _cut(kind: str, reason: str, before: Stats, after: Stats) -> Cut:
+    return Cut(kind, reason, before.lines - after.lines, before.chars - after.chars, before.tokens - after.tokens)
+
+
+# --- per file -----------------------------------------------------------------------------
+
+
+def limit_chars(raw: str, limit: int, marker: str) -> str | None:
+    """The seed's `readWithLimit`: `raw[:limit].strip() + marker` when longer, else None."""
+    if limit <= 0 or len(raw) <= limit:
+        return None
+    return raw[:limit].strip() + marker
+
+
+def _utf16_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
+
+
+def _index_at_utf16(text: str, units: int) -> int:
+    """The largest code-point index whose prefix is at most `units` UTF-16 code units."""
+    if text.isascii() or max(text) < "\U00010000":
+        return min(units, len(text))
+    count = 0
+    for i, ch in enumerate(text):
+        count += 2 if ch >= "\U00010000" else 1
+        if count > units:
+            return i
+    return len(text)
+
+
+def format_file_size(size: int) -> str:
+    """Claude Code's `formatFileSize` (`24.4KB`, `1.5MB`, `512 bytes`)."""
+    value = Decimal(size) / 1024
+    if value < 1:
+        return f"{size} bytes"
+    for unit in ("KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            text = str(value.quantize(Decimal("0.1"), ROUND_HALF_UP))
+            return (text[:-2] if text.endswith(".0") else text) + unit
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def truncate_index(content: str, max_lines: int, max_chars: int) -> tuple[str, str] | None:
+    """Claude Code's `truncateEntrypointContent`: (new content, reason), or None when it fits.
+
+    Lengths are JavaScript string lengths (UTF-16 units), as in the client; the cut is at a
+    line boundary and never splits a character.
+    """
+    trimmed = content.strip()
+    lines = trimmed.split("\n")
+    size = _utf16_len(trimmed)
+    over_lines = len(lines) > max_lines
+    over_chars = size > max_chars
+    if not over_lines and not over_chars:
+        return None
+    truncated = "\n".join(lines[:max_lines]) if over_lines else trimmed
+    if _utf16_len(truncated) > max_chars:
+        limit = _index_at_utf16(truncated, max_chars)
+        cut_at = truncated.rfind("\n", 0, limit + 1)
+        truncated = truncated[: cut_at if cut_at > 0 else limit]
+    if over_chars and not over_lines:
+        why = f"{format_file_size(size)} (limit: {format_file_size(max_chars)}) \u2014 index entries are too long"
+    elif over_lines and not over_chars:
+        why = f"{len(lines)} lines (limit: {max_lines})"
+    else:
+        why = f"{len(lines)} lines and {format_file_size(size)}"
+    warning = (
+        f"\n\n> WARNING: {INDEX_NAME} is {why}. Only part of it was loaded. "
+        "Keep index entries to one line under ~200 chars; move detail into topic files."
+    )
+    return truncated + warning, why
+
+
+def _per_file(source: Source, policy: Policy, counter: TokenCounter) -> tuple[Source, list[Diagnostic]]:
+    notes: list[Diagnostic] = []
+    limits = policy.limits
+    limited = limit_chars(source.raw, limits.file_chars, limits.truncation_marker)
+    if limited is not None:
+        after = _stats(limited, counter)
+        cut = _cut("file-chars", f"over the {limits.file_chars:,}-character per-file limit", source.stats, after)
+        source = replace(source, content=limited, stats=after, cuts=(*source.cuts, cut))
+        notes.append(
+            Diagnostic(
+                "file-truncated",
+                Severity.WARNING,
+                source.display,
+                f"{source.original.chars:,} chars, over the {limits.file_chars:,}-char limit; "
+                f"cut to {after.chars:,}: shorten it or move detail elsewhere",
+            )
+        )
+    if source.index:
+        result = truncate_index(source.content, limits.index_lines, limits.index_chars)
+        if result is not None:
+            text, why = result
+            after = _stats(text, counter)
+            cut = _cut("index", f"index limit: {why}", source.stats, after)
+            source = replace(source, content=text, stats=after, cuts=(*source.cuts, cut))
+            notes.append(
+                Diagnostic(
+                    "index-truncated",
+                    Severity.WARNING,
+                    source.display,
+                    f"{INDEX_NAME} is {why}; only the first {after.lines - 2} lines were loaded: "
+                    "keep index entries to one line and move detail into topic files",
+                )
+            )
+    return source, notes
+
+
+# --- total --------------------------------------------------------------------------------
+
+
+def section_cost(source: Source, policy: Policy, counter: TokenCounter) -> int:
+    """Tokens this source adds to the xml output: wrapper, escaped content, separator."""
+    return counter(section_text(source_section(source, policy)) + SEPARATOR)
+
+
+def _fit(source: Source, allowed: int, policy: Policy, counter: TokenCounter) -> str | None:
+    """The longest line-boundary prefix (+ marker) whose section costs at most `allowed`."""
+
+    def fits(text: str) -> bool:
+        return section_cost(replace(source, content=text, lazy=False), policy, counter) <= allowed
+
+    lines = source.content.split("\n")
+    lo, hi = 0, len(lines) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits("\n".join(lines[:mid]) + BUDGET_MARKER):
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo > 0:
+        return "\n".join(lines[:lo]) + BUDGET_MARKER
+    first = lines[0]
+    lo, hi = 0, len(first)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(first[:mid] + BUDGET_MARKER):
+            lo = mid
+        else:
+            hi = mid - 1
+    return first[:lo] + BUDGET_MARKER if lo > 0 else None
+
+
+def _total(sources: Sequence[Source], policy: Policy, counter: TokenCounter) -> int:
+    live = [s for s in sources if not s.dropped]
+    total = sum(section_cost(s, policy, counter) for s in live)
+    if policy.boundary and live:
+        total += counter(policy.boundary + SEPARATOR)
+    return total
+
+
+def apply_budget(
+    sources: Sequence[Source], policy: Policy, max_tokens: int, counter: TokenCounter
+) -> tuple[tuple[Source, ...], tuple[Diagnostic, ...]]:
+    """Per-file limits, then the total budget (0 = none). Returns the new sources and notes."""
+    notes: list[Diagnostic] = []
+    out: list[Source] = []
+    for source in sources:
+        limited, found = _per_file(source, policy, counter)
+        out.append(limited)
+        notes += found
+    if max_tokens <= 0:
+        return tuple(out), tuple(notes)
+    total = _total(out, policy, counter)
+    victims = sorted(
+        (i for i, s in enumerate(out) if s.layer not in PROTECTED), key=lambda i: (-out[i].layer.rank, -i)
+    )
+    for i in victims:
+        over = total - max_tokens
+        if over <= 0:
+            break
+        source = out[i]
+        cost = section_cost(source, policy, counter)
+        trimmed = _fit(source, cost - over, policy, counter) if cost > over else None
+        if trimmed is not None:
+            after = _stats(trimmed, counter)
+            cut = _cut("budget-trim", f"trimmed to fit --max-tokens {max_tokens:,}", source.stats, after)
+            out[i] = replace(source, content=trimmed, lazy=False, stats=after, cuts=(*source.cuts, cut))
+            notes.append(Diagnostic(
+                "budget-trimmed", Severity.WARNING, source.display,
+                f"trimmed by {cut.tokens:,} tokens ({cut.lines:,} lines) to fit the {max_tokens:,}-token budget",
+            ))
+        else:
+            empty = Stats(0, 0, 0, 0)
+            cut = _cut("budget-drop", f"dropped to fit --max-tokens {max_tokens:,}", source.stats, empty)
+            out[i] = replace(source, dropped=True, cuts=(*source.cuts, cut))
+            notes.append(Diagnostic(
+                "budget-dropped", Severity.WARNING, source.display,
+                f"dropped ({source.stats.tokens:,} tokens) to fit the {max_tokens:,}-token budget",
+            ))
+        total = _total(out, policy, counter)
+    if total > max_tokens:
+        notes.append(Diagnostic(
+            "budget-unmet", Severity.ERROR, "<assembly>",
+            f"{total:,} tokens remain over the {max_tokens:,}-token budget after cutting everything "
+            "but managed and base text: raise --max-tokens or shorten the managed files",
+        ))
+    return tuple(out), tuple(notes)

@@ -1,0 +1,27 @@
+"""One exception base; one subclass per stage. The CLI maps them to exit codes in one place."""
+
+from __future__ import annotations
+
+
+class AssemblerError(Exception):
+    """An expected error: the message is one line that names the file and the next step."""
+
+    exit_code = 2
+
+
+class PolicyError(AssemblerError):
+    """A policy or project configuration file is invalid."""
+
+
+class DiscoveryError(AssemblerError):
+    """The working directory or another discovery input is unusable."""
+
+
+class BudgetError(AssemblerError):
+    """A budget that cannot be met (e.g. managed sources alone exceed it)."""
+
+    exit_code = 1
+
+
+class RenderError(AssemblerError):
+    """An unknown format or a template that cannot be found or rendered."""

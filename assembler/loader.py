@@ -1,0 +1,290 @@
+"""Loading one instruction file and its imports, as Claude Code's `processMemoryFile` does.
+
+One `Loader` serves one discovery run (start-up or one touched path): it owns the set of
+processed paths, so a file already loaded (as a file, a rule or an import) is not loaded
+again, and it records a diagnostic for every file it does not load and why.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import content as fm
+from .imports import find_imports, has_text_extension
+from .locations import Settings, display_path, is_within
+from .markdown import strip_block_comments
+from .model import Diagnostic, Layer, Reason, Severity, Source, Stats, Why
+from .policy import Policy
+from .reader import ReadResult, ReadStatus, read_text
+from .tokens import TokenCounter
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Everything about the machine a run depends on, fixed at the start of the run."""
+
+    cwd: Path
+    home: Path
+    managed_dir: Path
+    environ: Mapping[str, str]
+    config_dir: Path
+    git_root: Path | None
+    canonical_root: Path | None
+    project_root: Path
+    settings: Settings
+    include_external: bool
+
+    def display(self, path: str) -> str:
+        return display_path(path, self.project_root, self.home)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A source as loaded, with the globs that make it conditional (None: unconditional)."""
+
+    source: Source
+    globs: fm.Globs | None
+
+
+def make_stats(text: str, counter: TokenCounter) -> Stats:
+    lines = text.count("\n") + 1 if text else 0
+    return Stats(lines, len(text.encode("utf-8", "surrogatepass")), len(text), counter(text))
+
+
+def safe_resolve(path: str) -> tuple[str, bool, bool]:
+    """Claude Code's `safeResolvePath`: (real path, is it a symlink, does anything exist there).
+
+    FIFOs, sockets and devices are returned unresolved; any error gives the path itself.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except (OSError, ValueError):
+        return path, False, False
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+        return path, False, True
+    try:
+        resolved = os.path.realpath(path, strict=True)
+    except (OSError, ValueError):
+        return path, False, True
+    return resolved, resolved != path, True
+
+
+_SKIPS = {
+    ReadStatus.TOO_LARGE: ("skip-too-large", Severity.ERROR),
+    ReadStatus.BINARY: ("skip-binary", Severity.ERROR),
+    ReadStatus.UNREADABLE: ("skip-unreadable", Severity.ERROR),
+    ReadStatus.SPECIAL: ("skip-special", Severity.ERROR),
+    ReadStatus.LOOP: ("skip-symlink-loop", Severity.ERROR),
+    ReadStatus.DIRECTORY: ("skip-directory", Severity.WARNING),
+    ReadStatus.BROKEN_LINK: ("skip-broken-symlink", Severity.WARNING),
+}
+
+
+@dataclass(slots=True)
+class Loader:
+    ctx: Context
+    policy: Policy
+    counter: TokenCounter
+    processed: set[str] = field(default_factory=set)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    deferred: list[Loaded] = field(default_factory=list)
+    _exclude: Callable[[str], bool] | None = None
+
+    # --- diagnostics ----------------------------------------------------------------------
+
+    def note(self, code: str, severity: Severity, path: str, message: str) -> None:
+        self.diagnostics.append(Diagnostic(code, severity, self.ctx.display(path), message))
+
+    def _read_failure(self, path: str, result: ReadResult, what: str) -> None:
+        if result.status is ReadStatus.MISSING:
+            return
+        code, severity = _SKIPS[result.status]
+        if result.status is ReadStatus.TOO_LARGE:
+            limit = self.policy.limits.skip_bytes
+            message = (
+                f"{what} is {result.size:,} bytes, over the {limit:,}-byte limit; "
+                "the client skips it: split it or move detail into imported files"
+            )
+        elif result.status is ReadStatus.BINARY:
+            message = f"{what} is binary ({result.detail}); not loaded: replace it with text"
+        elif result.status is ReadStatus.DIRECTORY:
+            message = f"{what} is a directory; not loaded: import a file inside it instead"
+        elif result.status is ReadStatus.BROKEN_LINK:
+            message = f"{what} is a broken symlink ({result.detail}); fix or remove the link"
+        elif result.status is ReadStatus.LOOP:
+            message = f"{what} is a symlink loop; not loaded: fix the link"
+        elif result.status is ReadStatus.SPECIAL:
+            message = f"{what} is {result.detail}; not read: make it a regular file"
+        else:
+            message = f"{what} cannot be read ({result.detail}); not loaded: fix its permissions"
+        self.note(code, severity, path, message)
+
+    # --- exclusion ------------------------------------------------------------------------
+
+    def excluded(self, path: str, layer: Layer) -> bool:
+        """`claudeMdExcludes`: picomatch-style globs on absolute paths; never managed/memory."""
+        patterns = self.ctx.settings.excludes
+        if not patterns or layer not in (Layer.USER, Layer.PROJECT, Layer.LOCAL, Layer.SUBDIRECTORY):
+            return False
+        if self._exclude is None:
+            self._exclude = _exclude_matcher(patterns)
+        return self._exclude(path.replace("\\", "/"))
+
+    # --- one file -------------------------------------------------------------------------
+
+    def read(self, path: str, what: str) -> tuple[fm.Frontmatter, str, str] | None:
+        """(frontmatter, body without it, body without block comments), or None (noted)."""
+        result = read_text(path, self.policy.limits.skip_bytes)
+        if not result.ok:
+            self._read_failure(path, result, what)
+            return None
+        if result.replaced >= 0:
+            self.note(
+                "invalid-utf8",
+                Severity.WARNING,
+                path,
+                f"invalid UTF-8 at byte {result.replaced}; loaded with replacement characters: re-save it as UTF-8",
+            )
+        if self.policy.content.strip_frontmatter:
+            frontmatter, body = fm.split_frontmatter(result.text)
+        else:
+            frontmatter, body = fm.NO_FRONTMATTER, result.text
+        if frontmatter.error:
+            self.note(
+                "frontmatter-invalid",
+                Severity.WARNING,
+                path,
+                f"invalid YAML frontmatter ({frontmatter.error}); the client drops it (and any paths:): fix the YAML",
+            )
+        text = strip_block_comments(body) if self.policy.content.strip_html_comments else body
+        return frontmatter, body, text
+
+    def load(
+        self,
+        path: str,
+        layer: Layer,
+        reason: Reason,
+        include_external: bool,
+        *,
+        depth: int = 0,
+        chain: tuple[str, ...] = (),
+        lazy: bool = False,
+    ) -> list[Loaded]:
+        """The file and (depth-first, right after it) what it imports; [] when skipped."""
+        norm = os.path.normpath(path)
+        if norm in self.processed:
+            if depth:
+                kind = "import-cycle" if norm in chain else "import-duplicate"
+                word = "a cycle back to" if norm in chain else "already loaded:"
+                self.note(kind, Severity.INFO, path, f"import skipped, {word} {self.ctx.display(path)}")
+            return []
+        if depth > self.policy.import_depth:
+            self.note(
+                "import-too-deep",
+                Severity.WARNING,
+                path,
+                f"import at depth {depth} (via {self.ctx.display(chain[-1])}) is beyond the "
+                f"{self.policy.import_depth}-hop limit; the client drops it: import it from a shallower file",
+            )
+            return []
+        if self.excluded(path, layer):
+            self.note("skip-excluded", Severity.INFO, path, "excluded by claudeMdExcludes")
+            return []
+        resolved, is_link, exists = safe_resolve(path)
+        self.processed.add(norm)
+        if is_link:
+            self.processed.add(os.path.normpath(resolved))
+        what = "import" if depth else "file"
+        if not exists:
+            if depth:
+                self.note("import-missing", Severity.INFO, path, f"imported by {self.ctx.display(chain[-1])} but missing")
+            return []
+        if not has_text_extension(path):
+            self.note(
+                "import-not-text" if depth else "skip-not-text",
+                Severity.WARNING,
+                path,
+                f"{what} does not have a text extension; the client skips it: rename it (e.g. .md)",
+            )
+            return []
+        processed = self.read(path, what)
+        if processed is None:
+            return []
+        frontmatter, body, text = processed
+        globs = fm.conditional_globs(frontmatter)
+        if globs is not None and globs.over_budget:
+            self.note(
+                "paths-brace-budget",
+                Severity.WARNING,
+                path,
+                f"brace expansion of {globs.over_budget[0]!r} exceeds {fm.BRACE_PATTERN_BUDGET} patterns; "
+                "the client uses it unexpanded and it matches nothing: list fewer alternatives",
+            )
+        if self.policy.content.skip_empty and not text.strip():
+            self.note("skip-empty", Severity.INFO, path, f"{what} is empty after removing frontmatter and comments")
+            return []
+        imports = (
+            find_imports(body, os.path.dirname(resolved), str(self.ctx.home)) if self.policy.imports else []
+        )
+        kept = text if lazy else text.strip()
+        source = Source(
+            layer=layer,
+            path=path,
+            display=self.ctx.display(path),
+            reason=reason,
+            content=kept,
+            raw=text,
+            index=False,
+            stats=make_stats(kept, self.counter),
+            original=make_stats(kept, self.counter),
+            tag=self.policy.tag_for(layer),
+            paths=globs.patterns if globs else (),
+            lazy=lazy,
+        )
+        out = [Loaded(source, globs)]
+        for token, target in imports:
+            if not include_external and not is_within(target, str(self.ctx.cwd)):
+                self.note(
+                    "import-external",
+                    Severity.WARNING,
+                    target,
+                    f"@{token} in {self.ctx.display(path)} points outside the working directory; "
+                    "the client drops it unless external imports are approved in ~/.claude.json",
+                )
+                continue
+            child = Reason(
+                Why.IMPORT,
+                f"imported by {self.ctx.display(path)} (@{token}) at depth {depth + 1}",
+                parent=self.ctx.display(path),
+                depth=depth + 1,
+            )
+            out.extend(
+                self.load(target, layer, child, include_external, depth=depth + 1, chain=(*chain, norm), lazy=lazy)
+            )
+        return out
+
+
+def _exclude_matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """picomatch `{dot: true}` semantics (globstar, braces) over absolute, `/`-separated paths."""
+    from wcmatch import glob
+
+    flags = glob.GLOBSTAR | glob.BRACE | glob.DOTGLOB | glob.EXTGLOB | glob.FORCEUNIX
+    expanded = [p.replace("\\", "/") for p in patterns if p]
+    # Claude Code adds the realpath variant of each absolute pattern's static prefix.
+    for pattern in list(expanded):
+        if pattern.startswith("/"):
+            cut = min((pattern.find(c) for c in "*?{[" if c in pattern), default=len(pattern))
+            static = pattern[:cut]
+            directory = os.path.dirname(static)
+            real = os.path.realpath(directory)
+            if real != directory:
+                expanded.append(real + pattern[len(directory) :])
+
+    def matches(path: str) -> bool:
+        return bool(expanded) and glob.globmatch(path, expanded, flags=flags)
+
+    return matches

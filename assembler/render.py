@@ -1,0 +1,138 @@
+"""Renderers: every output format goes through a Jinja2 template in `templates/`.
+
+Jinja2 is imported here only, on the path that renders, so `ctxasm lint` never pays for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from .errors import RenderError
+from .model import Layer, Source
+from .resources import data_dir
+from .sections import Section, escape_content, ordered, sections
+
+if TYPE_CHECKING:
+    from .assembly import Assembly
+
+FORMATS = ("xml", "markdown", "json", "claude-code")
+
+# Claude Code's per-type descriptions (SPEC section 4, observed on 2.1.x).
+DESCRIPTIONS = {
+    Layer.MANAGED: "organization-managed policy instructions",
+    Layer.USER: "user's private global instructions for all projects",
+    Layer.PROJECT: "project instructions, checked into the codebase",
+    Layer.LOCAL: "user's private project instructions, not checked in",
+    Layer.MEMORY: "user's auto-memory, persists across conversations",
+}
+
+
+def _environment() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        autoescape=False,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
+    return env
+
+
+def render(assembly: Assembly, fmt: str, *, date: str | None = None) -> str:
+    if fmt not in FORMATS:
+        raise RenderError(f"{fmt}: unknown format; choose one of {', '.join(FORMATS)}")
+    import jinja2
+
+    try:
+        template = _environment().get_template(f"{fmt}.j2")
+    except jinja2.TemplateNotFound:
+        raise RenderError(f"{fmt}.j2: template missing from {data_dir('templates')}; reinstall ctxasm") from None
+    return str(template.render(**_context(assembly, fmt, date or assembly.date)))
+
+
+def _context(assembly: Assembly, fmt: str, date: str) -> dict[str, Any]:
+    native = sections(assembly.sources, assembly.policy)
+    if fmt == "xml":
+        return {"sections": native}
+    if fmt == "claude-code":
+        return _claude_code(assembly.sources, date)
+    if fmt == "markdown":
+        return {"sections": native, "policy": assembly.policy.name, "summary": _summary(assembly, native)}
+    return {"data": to_json(assembly, native)}
+
+
+def _claude_code(sources: Sequence[Source], date: str) -> dict[str, Any]:
+    live = [s for s in sources if not s.dropped]
+    entries = [
+        {"path": s.path, "description": DESCRIPTIONS.get(s.layer, DESCRIPTIONS[Layer.USER]), "content": s.content.strip()}
+        for s in live
+        if not s.lazy and s.content.strip()
+    ]
+    reminders = [{"path": s.path, "content": s.content} for s in live if s.lazy]
+    return {"entries": entries, "reminders": reminders, "date": date}
+
+
+def _summary(assembly: Assembly, native: Sequence[Section]) -> str:
+    live = [s for s in assembly.sources if not s.dropped]
+    tokens = sum(s.stats.tokens for s in live)
+    return f"{len(live)} sources · {tokens:,} tokens of content"
+
+
+def to_json(assembly: Assembly, native: Sequence[Section]) -> dict[str, Any]:
+    """The whole assembly as plain data: machine-independent before the boundary."""
+    text = assembly.text
+    boundary = assembly.policy.boundary
+    static, _, _ = text.partition(boundary) if boundary and boundary in text else ("", "", text)
+    counter = assembly.counter
+    return {
+        "version": 1,
+        "policy": assembly.policy.name,
+        "boundary": boundary,
+        "sections": [
+            {"boundary": True}
+            if s.is_boundary
+            else {"tag": s.tag, "source": s.source.display if s.source else None, "layer": s.source.layer.value if s.source else None, "content": s.content}
+            for s in native
+        ],
+        "sources": [_source_json(s) for s in assembly.sources],
+        "diagnostics": [asdict(d) | {"severity": d.severity.value} for d in assembly.diagnostics],
+        "stats": {
+            "sources": sum(1 for s in assembly.sources if not s.dropped),
+            "tokens": counter(text),
+            "static_tokens": counter(static.rstrip("\n")),
+            "chars": len(text),
+            "bytes": len(text.encode("utf-8")),
+        },
+        "touched": list(assembly.touched),
+    }
+
+
+def _source_json(s: Source) -> dict[str, Any]:
+    return {
+        "layer": s.layer.value,
+        "path": s.display,
+        "tag": s.tag,
+        "reason": {
+            "why": s.reason.why.name.lower(),
+            "text": s.reason.text,
+            "parent": s.reason.parent,
+            "depth": s.reason.depth,
+            "pattern": s.reason.pattern,
+            "touched": s.reason.touched,
+        },
+        "stats": asdict(s.stats),
+        "original": asdict(s.original),
+        "cuts": [asdict(c) for c in s.cuts],
+        "paths": list(s.paths),
+        "lazy": s.lazy,
+        "dropped": s.dropped,
+        "escaped_closing_tags": escape_content(s.content, s.tag)[1],
+    }
+
+
+__all__ = ["DESCRIPTIONS", "FORMATS", "ordered", "render"]
