@@ -1,11 +1,11 @@
 """ctxasm: assemble the instruction context an LLM agent sees from layered instruction files.
 
-    from assembler import assemble
-    ctx = assemble("services/api", policy="claude-code")
-    ctx.text                      # the native XML, most stable first, with the boundary
-    ctx.render("claude-code")     # byte-compatible with Claude Code's first user message
-    ctx.sources, ctx.diagnostics  # what was loaded, cut or skipped, and why
-    ctx.touch("services/api/src/app.ts")  # what lazy loading adds for that path
+from assembler import assemble
+ctx = assemble("services/api", policy="claude-code")
+ctx.text                      # the native XML, most stable first, with the boundary
+ctx.render("claude-code")     # byte-compatible with Claude Code's first user message
+ctx.sources, ctx.diagnostics  # what was loaded, cut or skipped, and why
+ctx.touch("services/api/src/app.ts")  # what lazy loading adds for that path
 """
 
 from __future__ import annotations

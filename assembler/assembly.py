@@ -58,7 +58,7 @@ class Assembly:
         """The assembly after the agent reads `path`: lazily loaded files appended."""
         if self.policy.discoverer != "claude-code":
             return self
-        target = resolve_touched(self.context, path)
+        target = resolve_touched(path)
         already = [s.path for s in self.discovered]
         added, notes = lazy_touch(self.context, self.policy, self.counter, target, already)
         shown = self.context.display(str(target))
@@ -75,7 +75,13 @@ class Assembly:
         return tuple(s for s in self.sources if s.path not in known)
 
     def _discovery_notes(self) -> tuple[Diagnostic, ...]:
-        return tuple(d for d in self.diagnostics if not d.code.startswith(("budget-", "file-truncated", "index-truncated", "closing-tag")))
+        return tuple(
+            d
+            for d in self.diagnostics
+            if not d.code.startswith(
+                ("budget-", "file-truncated", "index-truncated", "closing-tag")
+            )
+        )
 
 
 def _dedupe(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
@@ -83,7 +89,11 @@ def _dedupe(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
 
 
 def _finish(
-    base: Assembly, *, discovered: Sequence[Source], touched: Sequence[str], extra: Sequence[Diagnostic]
+    base: Assembly,
+    *,
+    discovered: Sequence[Source],
+    touched: Sequence[str],
+    extra: Sequence[Diagnostic],
 ) -> Assembly:
     sources, cut_notes = apply_budget(discovered, base.policy, base.max_tokens, base.counter)
     escaped = [

@@ -21,7 +21,9 @@ def discover_bootstrap(ctx: Context, policy: Policy, counter: TokenCounter) -> D
         path = str(ctx.cwd / item.path)
         processed = loader.read(path, "workspace file")
         if processed is None:
-            loader.note("workspace-missing", Severity.WARNING, path, f"renders as {policy.missing_text!r}")
+            loader.note(
+                "workspace-missing", Severity.WARNING, path, f"renders as {policy.missing_text!r}"
+            )
             raw = content = policy.missing_text
         else:
             raw = processed[2]

@@ -28,7 +28,13 @@ def _stats(text: str, counter: TokenCounter) -> Stats:
 
 
 def _cut(kind: str, reason: str, before: Stats, after: Stats) -> Cut:
-    return Cut(kind, reason, before.lines - after.lines, before.chars - after.chars, before.tokens - after.tokens)
+    return Cut(
+        kind,
+        reason,
+        before.lines - after.lines,
+        before.chars - after.chars,
+        before.tokens - after.tokens,
+    )
 
 
 # --- per file -----------------------------------------------------------------------------
@@ -101,13 +107,20 @@ def truncate_index(content: str, max_lines: int, max_chars: int) -> tuple[str, s
     return truncated + warning, why
 
 
-def _per_file(source: Source, policy: Policy, counter: TokenCounter) -> tuple[Source, list[Diagnostic]]:
+def _per_file(
+    source: Source, policy: Policy, counter: TokenCounter
+) -> tuple[Source, list[Diagnostic]]:
     notes: list[Diagnostic] = []
     limits = policy.limits
     limited = limit_chars(source.raw, limits.file_chars, limits.truncation_marker)
     if limited is not None:
         after = _stats(limited, counter)
-        cut = _cut("file-chars", f"over the {limits.file_chars:,}-character per-file limit", source.stats, after)
+        cut = _cut(
+            "file-chars",
+            f"over the {limits.file_chars:,}-character per-file limit",
+            source.stats,
+            after,
+        )
         source = replace(source, content=limited, stats=after, cuts=(*source.cuts, cut))
         notes.append(
             Diagnostic(
@@ -194,7 +207,8 @@ def apply_budget(
         return tuple(out), tuple(notes)
     total = _total(out, policy, counter)
     victims = sorted(
-        (i for i, s in enumerate(out) if s.layer not in PROTECTED), key=lambda i: (-out[i].layer.rank, -i)
+        (i for i, s in enumerate(out) if s.layer not in PROTECTED),
+        key=lambda i: (-out[i].layer.rank, -i),
     )
     for i in victims:
         over = total - max_tokens
@@ -205,25 +219,43 @@ def apply_budget(
         trimmed = _fit(source, cost - over, policy, counter) if cost > over else None
         if trimmed is not None:
             after = _stats(trimmed, counter)
-            cut = _cut("budget-trim", f"trimmed to fit --max-tokens {max_tokens:,}", source.stats, after)
-            out[i] = replace(source, content=trimmed, lazy=False, stats=after, cuts=(*source.cuts, cut))
-            notes.append(Diagnostic(
-                "budget-trimmed", Severity.WARNING, source.display,
-                f"trimmed by {cut.tokens:,} tokens ({cut.lines:,} lines) to fit the {max_tokens:,}-token budget",
-            ))
+            cut = _cut(
+                "budget-trim", f"trimmed to fit --max-tokens {max_tokens:,}", source.stats, after
+            )
+            out[i] = replace(
+                source, content=trimmed, lazy=False, stats=after, cuts=(*source.cuts, cut)
+            )
+            notes.append(
+                Diagnostic(
+                    "budget-trimmed",
+                    Severity.WARNING,
+                    source.display,
+                    f"trimmed by {cut.tokens:,} tokens ({cut.lines:,} lines) to fit the {max_tokens:,}-token budget",
+                )
+            )
         else:
             empty = Stats(0, 0, 0, 0)
-            cut = _cut("budget-drop", f"dropped to fit --max-tokens {max_tokens:,}", source.stats, empty)
+            cut = _cut(
+                "budget-drop", f"dropped to fit --max-tokens {max_tokens:,}", source.stats, empty
+            )
             out[i] = replace(source, dropped=True, cuts=(*source.cuts, cut))
-            notes.append(Diagnostic(
-                "budget-dropped", Severity.WARNING, source.display,
-                f"dropped ({source.stats.tokens:,} tokens) to fit the {max_tokens:,}-token budget",
-            ))
+            notes.append(
+                Diagnostic(
+                    "budget-dropped",
+                    Severity.WARNING,
+                    source.display,
+                    f"dropped ({source.stats.tokens:,} tokens) to fit the {max_tokens:,}-token budget",
+                )
+            )
         total = _total(out, policy, counter)
     if total > max_tokens:
-        notes.append(Diagnostic(
-            "budget-unmet", Severity.ERROR, "<assembly>",
-            f"{total:,} tokens remain over the {max_tokens:,}-token budget after cutting everything "
-            "but managed and base text: raise --max-tokens or shorten the managed files",
-        ))
+        notes.append(
+            Diagnostic(
+                "budget-unmet",
+                Severity.ERROR,
+                "<assembly>",
+                f"{total:,} tokens remain over the {max_tokens:,}-token budget after cutting everything "
+                "but managed and base text: raise --max-tokens or shorten the managed files",
+            )
+        )
     return tuple(out), tuple(notes)

@@ -58,11 +58,30 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 def discovery_options(func: F) -> F:
     """The options every command shares to point discovery at any tree, hermetically."""
     options = [
-        click.option("--policy", help="Built-in policy name or a policy .toml file (default: the project's config, else claude-code)."),
-        click.option("--touch", "touch", multiple=True, type=click.Path(path_type=Path), help="A path the agent reads; lazily loaded files are added. Repeatable."),
-        click.option("--home", type=click.Path(file_okay=False, path_type=Path), help="Home directory to use instead of ~."),
-        click.option("--managed-dir", type=click.Path(file_okay=False, path_type=Path), help="Managed policy directory instead of /etc/claude-code."),
-        click.option("--max-tokens", type=click.IntRange(min=0), help="Total token budget (0 = none)."),
+        click.option(
+            "--policy",
+            help="Built-in policy name or a policy .toml file (default: the project's config, else claude-code).",
+        ),
+        click.option(
+            "--touch",
+            "touch",
+            multiple=True,
+            type=click.Path(path_type=Path),
+            help="A path the agent reads; lazily loaded files are added. Repeatable.",
+        ),
+        click.option(
+            "--home",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Home directory to use instead of ~.",
+        ),
+        click.option(
+            "--managed-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Managed policy directory instead of /etc/claude-code.",
+        ),
+        click.option(
+            "--max-tokens", type=click.IntRange(min=0), help="Total token budget (0 = none)."
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -78,11 +97,13 @@ def report(diagnostics: Sequence[Diagnostic], minimum: Severity = Severity.WARNI
 def write_output(text: str, out: Path | None) -> None:
     """To stdout as is (plus a newline on a terminal), or atomically to `out`."""
     if out is None:
-        stream = click.get_text_stream("stdout")
-        stream.write(text)
-        if stream.isatty() and not text.endswith("\n"):
-            stream.write("\n")
-        stream.flush()
+        # Exact bytes, UTF-8 whatever the locale (click.echo would strip ANSI escapes that an
+        # instruction file may really contain).
+        if sys.stdout.isatty() and not text.endswith("\n"):
+            text += "\n"
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+        sys.stdout.buffer.flush()
         return
     directory = out.parent if str(out.parent) else Path(".")
     try:
@@ -91,7 +112,9 @@ def write_output(text: str, out: Path | None) -> None:
             f.write(text)
         os.replace(tmp, out)
     except OSError as err:
-        raise AssemblerError(f"{out}: cannot write ({err.strerror}); check the directory exists and is writable") from None
+        raise AssemblerError(
+            f"{out}: cannot write ({err.strerror}); check the directory exists and is writable"
+        ) from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -103,9 +126,20 @@ def cli() -> None:
 @cli.command()
 @click.argument("path", default=".", type=click.Path(path_type=Path))
 @discovery_options
-@click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), help="Output format (default: the policy's, xml).")
-@click.option("--date", callback=_date, help="Date for the claude-code format (YYYY-MM-DD; default today).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here (atomically) instead of stdout.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMAT_CHOICES),
+    help="Output format (default: the policy's, xml).",
+)
+@click.option(
+    "--date", callback=_date, help="Date for the claude-code format (YYYY-MM-DD; default today)."
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here (atomically) instead of stdout.",
+)
 @handle_errors
 def render(
     path: Path,
@@ -121,7 +155,14 @@ def render(
     """Print the context an agent started in PATH would see."""
     from .assembly import assemble
 
-    assembly = assemble(path, policy=policy, home=home, managed_dir=managed_dir, touched=touch, max_tokens=max_tokens)
+    assembly = assemble(
+        path,
+        policy=policy,
+        home=home,
+        managed_dir=managed_dir,
+        touched=touch,
+        max_tokens=max_tokens,
+    )
     write_output(assembly.render(fmt, date=date), out)
     report(assembly.diagnostics)
     sys.exit(1 if assembly.errors else 0)

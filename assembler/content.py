@@ -55,9 +55,11 @@ def split_frontmatter(text: str) -> tuple[Frontmatter, str]:
 
 
 def _yaml_handler() -> Any:
-    import frontmatter  # python-frontmatter: imported only when a file has frontmatter
+    # python-frontmatter's YAML handler (safe loader, libyaml when present); imported only
+    # when a file has frontmatter, so files without it never pay for YAML.
+    from frontmatter.default_handlers import YAMLHandler
 
-    return frontmatter.YAMLHandler()
+    return YAMLHandler()
 
 
 def _load_yaml(fm_text: str) -> tuple[Mapping[str, Any], str]:

@@ -50,7 +50,9 @@ def build_context(cwd: Path, home: Path, managed_dir: Path, environ: Mapping[str
     try:
         real = Path(os.path.realpath(cwd, strict=True))
     except OSError as err:
-        raise DiscoveryError(f"{cwd}: no such directory ({err.strerror}); pass an existing PATH") from None
+        raise DiscoveryError(
+            f"{cwd}: no such directory ({err.strerror}); pass an existing PATH"
+        ) from None
     if not real.is_dir():
         raise DiscoveryError(f"{cwd}: not a directory; pass the directory the agent starts in")
     git_root = find_git_root(real)
@@ -96,10 +98,14 @@ def discover_claude_code(ctx: Context, policy: Policy, counter: TokenCounter) ->
 
     # 1. Managed: file, managed-settings claudeMd, rules.
     managed = str(ctx.managed_dir / "CLAUDE.md")
-    out += loader.load(managed, Layer.MANAGED, Reason(Why.MANAGED_FILE, "managed policy file"), approved)
+    out += loader.load(
+        managed, Layer.MANAGED, Reason(Why.MANAGED_FILE, "managed policy file"), approved
+    )
     if ctx.settings.managed_claude_md is not None:
         out += _managed_settings_source(ctx, policy, counter)
-    managed_rules = RuleSet(str(ctx.managed_dir / ".claude" / "rules"), Layer.MANAGED, str(ctx.cwd), approved)
+    managed_rules = RuleSet(
+        str(ctx.managed_dir / ".claude" / "rules"), Layer.MANAGED, str(ctx.cwd), approved
+    )
     out += load_rules(loader, managed_rules, conditional=False)
 
     # 2. User: `CLAUDE_CONFIG_DIR` or ~/.claude; user files may import from anywhere.
@@ -115,10 +121,16 @@ def discover_claude_code(ctx: Context, policy: Policy, counter: TokenCounter) ->
         where = "in cwd" if directory == ctx.cwd else "ancestor of cwd"
         if not skip_checked_in(directory):
             for name in ("CLAUDE.md", os.path.join(".claude", "CLAUDE.md")):
-                out += loader.load(str(directory / name), Layer.PROJECT, Reason(why, where), approved)
-            rules = RuleSet(str(directory / ".claude" / "rules"), Layer.PROJECT, str(directory), approved)
+                out += loader.load(
+                    str(directory / name), Layer.PROJECT, Reason(why, where), approved
+                )
+            rules = RuleSet(
+                str(directory / ".claude" / "rules"), Layer.PROJECT, str(directory), approved
+            )
             out += load_rules(loader, rules, conditional=False)
-        out += loader.load(str(directory / "CLAUDE.local.md"), Layer.LOCAL, Reason(why, where), approved)
+        out += loader.load(
+            str(directory / "CLAUDE.local.md"), Layer.LOCAL, Reason(why, where), approved
+        )
 
     # 4. Auto memory.
     memory = _auto_memory(ctx, loader)
@@ -159,14 +171,18 @@ def _managed_settings_source(ctx: Context, policy: Policy, counter: TokenCounter
 def _nested_worktree_skip(ctx: Context) -> Callable[[Path], bool]:
     """A worktree inside its main repo: checked-in files of the main repo above it are skipped."""
     root, canonical = ctx.git_root, ctx.canonical_root
-    if root is None or canonical is None or root == canonical or not is_within(str(root), str(canonical)):
+    if (
+        root is None
+        or canonical is None
+        or root == canonical
+        or not is_within(str(root), str(canonical))
+    ):
         return _never
     return lambda d: is_within(str(d), str(canonical)) and not is_within(str(d), str(root))
 
 
 def _never(directory: Path) -> bool:
     return False
-
 
 
 def auto_memory_path(ctx: Context) -> Path | None:
@@ -185,7 +201,11 @@ def auto_memory_path(ctx: Context) -> Path | None:
     override = override or validate_memory_dir(ctx.settings.auto_memory_directory, ctx.home, True)
     if override is not None:
         return override / "MEMORY.md"
-    base = Path(env["CLAUDE_CODE_REMOTE_MEMORY_DIR"]) if env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") else ctx.config_dir
+    base = (
+        Path(env["CLAUDE_CODE_REMOTE_MEMORY_DIR"])
+        if env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
+        else ctx.config_dir
+    )
     name = env.get("CLAUDE_CODE_PROJECT_DIR_NAME") or slug(ctx.canonical_root or ctx.cwd)
     return base / "projects" / name / "memory" / "MEMORY.md"
 

@@ -40,10 +40,9 @@ def _rule_sets(ctx: Context, nested: list[Path]) -> Iterator[RuleSet]:
         yield RuleSet(str(directory / ".claude" / "rules"), Layer.PROJECT, str(directory), False)
 
 
-def resolve_touched(ctx: Context, path: str | os.PathLike[str]) -> Path:
-    """A touched path as the client sees it: absolute (relative ones are from cwd)."""
-    p = Path(path)
-    return Path(os.path.normpath(p if p.is_absolute() else ctx.cwd / p))
+def resolve_touched(path: str | os.PathLike[str]) -> Path:
+    """A touched path made absolute (relative to the process's directory) and resolved."""
+    return Path(os.path.realpath(os.path.abspath(path)))
 
 
 def touch(
@@ -58,13 +57,18 @@ def touch(
     shown = ctx.display(str(target))
     if not target.is_relative_to(ctx.cwd):
         loader.note(
-            "touch-outside-cwd", Severity.INFO, str(target), "outside the working directory; the client attaches nothing"
+            "touch-outside-cwd",
+            Severity.INFO,
+            str(target),
+            "outside the working directory; the client attaches nothing",
         )
         return [], loader.diagnostics
     nested = _nested_dirs(ctx, target)
     found: list[Loaded] = []
     for directory in nested:
-        reason = Reason(Why.NESTED, f"in {ctx.display(str(directory))}, on the way to {shown}", touched=shown)
+        reason = Reason(
+            Why.NESTED, f"in {ctx.display(str(directory))}, on the way to {shown}", touched=shown
+        )
         for name, layer in (
             ("CLAUDE.md", Layer.PROJECT),
             (os.path.join(".claude", "CLAUDE.md"), Layer.PROJECT),
@@ -82,7 +86,10 @@ def touch(
             if pattern is None:
                 continue
             reason = Reason(
-                Why.RULE_MATCHED, f"paths: {pattern!r} matched {shown}", pattern=pattern, touched=shown
+                Why.RULE_MATCHED,
+                f"paths: {pattern!r} matched {shown}",
+                pattern=pattern,
+                touched=shown,
             )
             found.append(replace(item, source=replace(item.source, reason=reason)))
     attached: list[Source] = []

@@ -128,7 +128,12 @@ class Loader:
     def excluded(self, path: str, layer: Layer) -> bool:
         """`claudeMdExcludes`: picomatch-style globs on absolute paths; never managed/memory."""
         patterns = self.ctx.settings.excludes
-        if not patterns or layer not in (Layer.USER, Layer.PROJECT, Layer.LOCAL, Layer.SUBDIRECTORY):
+        if not patterns or layer not in (
+            Layer.USER,
+            Layer.PROJECT,
+            Layer.LOCAL,
+            Layer.SUBDIRECTORY,
+        ):
             return False
         if self._exclude is None:
             self._exclude = _exclude_matcher(patterns)
@@ -180,7 +185,9 @@ class Loader:
             if depth:
                 kind = "import-cycle" if norm in chain else "import-duplicate"
                 word = "a cycle back to" if norm in chain else "already loaded:"
-                self.note(kind, Severity.INFO, path, f"import skipped, {word} {self.ctx.display(path)}")
+                self.note(
+                    kind, Severity.INFO, path, f"import skipped, {word} {self.ctx.display(path)}"
+                )
             return []
         if depth > self.policy.import_depth:
             self.note(
@@ -201,7 +208,12 @@ class Loader:
         what = "import" if depth else "file"
         if not exists:
             if depth:
-                self.note("import-missing", Severity.INFO, path, f"imported by {self.ctx.display(chain[-1])} but missing")
+                self.note(
+                    "import-missing",
+                    Severity.INFO,
+                    path,
+                    f"imported by {self.ctx.display(chain[-1])} but missing",
+                )
             return []
         if not has_text_extension(path):
             self.note(
@@ -225,10 +237,17 @@ class Loader:
                 "the client uses it unexpanded and it matches nothing: list fewer alternatives",
             )
         if self.policy.content.skip_empty and not text.strip():
-            self.note("skip-empty", Severity.INFO, path, f"{what} is empty after removing frontmatter and comments")
+            self.note(
+                "skip-empty",
+                Severity.INFO,
+                path,
+                f"{what} is empty after removing frontmatter and comments",
+            )
             return []
         imports = (
-            find_imports(body, os.path.dirname(resolved), str(self.ctx.home)) if self.policy.imports else []
+            find_imports(body, os.path.dirname(resolved), str(self.ctx.home))
+            if self.policy.imports
+            else []
         )
         kept = text if lazy else text.strip()
         source = Source(
@@ -263,7 +282,15 @@ class Loader:
                 depth=depth + 1,
             )
             out.extend(
-                self.load(target, layer, child, include_external, depth=depth + 1, chain=(*chain, norm), lazy=lazy)
+                self.load(
+                    target,
+                    layer,
+                    child,
+                    include_external,
+                    depth=depth + 1,
+                    chain=(*chain, norm),
+                    lazy=lazy,
+                )
             )
         return out
 

@@ -182,7 +182,9 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path) -> Settings:
             directories[name] = data["autoMemoryDirectory"]
         if name == "policy" and isinstance(data.get("claudeMd"), str):
             claude_md = data["claudeMd"]
-    directory = next((directories[n] for n in ("policy", "local", "user") if n in directories), None)
+    directory = next(
+        (directories[n] for n in ("policy", "local", "user") if n in directories), None
+    )
     return Settings(tuple(excludes), enabled, directory, claude_md, tuple(problems))
 
 
@@ -203,7 +205,7 @@ def validate_memory_dir(raw: str | None, home: Path, expand_tilde: bool) -> Path
     if not raw:
         return None
     candidate = raw
-    if expand_tilde and (raw.startswith("~/") or raw.startswith("~\\")):
+    if expand_tilde and (raw.startswith(("~/", "~\\"))):
         rest = raw[2:]
         if os.path.normpath(rest or ".") in (".", ".."):
             return None
@@ -240,14 +242,17 @@ def _mac_private(path: str) -> str:
 def display_path(path: str, project_root: Path, home: Path) -> str:
     """How a path is shown before the boundary: the same on every machine that has the repo.
 
-    Relative to the project root; else `~/...` under the home directory; else `../...` when
-    it sits in a directory above the project root; else absolute (posix separators).
+    Relative to the project root, or `~/...` under the home directory (whichever base is
+    deeper); else `../...` when it sits in a directory above the project root; else absolute.
     """
     p = Path(path)
-    if p.is_relative_to(project_root):
+    in_project = p.is_relative_to(project_root)
+    in_home = p.is_relative_to(home)
+    if in_home and (not in_project or home.is_relative_to(project_root)):
+        rel = p.relative_to(home).as_posix()
+        return "~" if rel == "." else "~/" + rel
+    if in_project:
         return p.relative_to(project_root).as_posix()
-    if p.is_relative_to(home):
-        return "~/" + p.relative_to(home).as_posix()
     if project_root.is_relative_to(p.parent):
         ups = len(project_root.relative_to(p.parent).parts)
         return "../" * ups + p.name

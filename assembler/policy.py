@@ -100,7 +100,11 @@ def _list_of(check: Check) -> Check:
 
 
 _LAYERS = tuple(layer.value for layer in Layer)
-_INT, _STR, _BOOL = (_is_int, "a non-negative integer"), (_is_str, "a string"), (_is_bool, "true or false")
+_INT, _STR, _BOOL = (
+    (_is_int, "a non-negative integer"),
+    (_is_str, "a string"),
+    (_is_bool, "true or false"),
+)
 _LAYER = (_one_of(*_LAYERS), f"one of {', '.join(_LAYERS)}")
 
 _WORKSPACE_FILE: dict[str, Any] = {
@@ -134,7 +138,7 @@ _SCHEMA: dict[str, Any] = {
         "static_layers": (_list_of(_one_of(*_LAYERS)), f"a list of layers ({', '.join(_LAYERS)})"),
         "source_attribute": _BOOL,
     },
-    "tags": {layer: _STR for layer in _LAYERS},
+    "tags": dict.fromkeys(_LAYERS, _STR),
     "workspace": {"missing": _STR, "files": [_WORKSPACE_FILE]},
 }
 
@@ -198,7 +202,9 @@ def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _load_document(doc: dict[str, Any], origin: str, base_dir: Path, seen: tuple[str, ...]) -> dict[str, Any]:
+def _load_document(
+    doc: dict[str, Any], origin: str, base_dir: Path, seen: tuple[str, ...]
+) -> dict[str, Any]:
     """Validate one document and resolve its `extends` chain into one merged mapping."""
     _validate(doc, _SCHEMA, origin, "")
     parent = doc.get("extends")
@@ -225,7 +231,12 @@ def _build(doc: Mapping[str, Any], origin: str) -> Policy:
     render = doc.get("render", {})
     workspace = doc.get("workspace", {})
     files = tuple(
-        WorkspaceFile(f["path"], f.get("tag", Path(f["path"]).stem), Layer(f.get("layer", "project")), f.get("index", False))
+        WorkspaceFile(
+            f["path"],
+            f.get("tag", Path(f["path"]).stem),
+            Layer(f.get("layer", "project")),
+            f.get("index", False),
+        )
         for f in workspace.get("files", [])
     )
     for f in workspace.get("files", []):
@@ -280,7 +291,9 @@ def find_project_config(cwd: Path, project_root: Path) -> tuple[Path, dict[str, 
         directory = directory.parent
 
 
-def resolve_policy(spec: str | os.PathLike[str] | Policy | None, cwd: Path, project_root: Path) -> Policy:
+def resolve_policy(
+    spec: str | os.PathLike[str] | Policy | None, cwd: Path, project_root: Path
+) -> Policy:
     """The policy for a run: an explicit one wins; else the project's config; else the default."""
     if isinstance(spec, Policy):
         return spec

@@ -51,7 +51,9 @@ def render(assembly: Assembly, fmt: str, *, date: str | None = None) -> str:
     try:
         template = _environment().get_template(f"{fmt}.j2")
     except jinja2.TemplateNotFound:
-        raise RenderError(f"{fmt}.j2: template missing from {data_dir('templates')}; reinstall ctxasm") from None
+        raise RenderError(
+            f"{fmt}.j2: template missing from {data_dir('templates')}; reinstall ctxasm"
+        ) from None
     return str(template.render(**_context(assembly, fmt, date or assembly.date)))
 
 
@@ -62,14 +64,22 @@ def _context(assembly: Assembly, fmt: str, date: str) -> dict[str, Any]:
     if fmt == "claude-code":
         return _claude_code(assembly.sources, date)
     if fmt == "markdown":
-        return {"sections": native, "policy": assembly.policy.name, "summary": _summary(assembly, native)}
+        return {
+            "sections": native,
+            "policy": assembly.policy.name,
+            "summary": _summary(assembly, native),
+        }
     return {"data": to_json(assembly, native)}
 
 
 def _claude_code(sources: Sequence[Source], date: str) -> dict[str, Any]:
     live = [s for s in sources if not s.dropped]
     entries = [
-        {"path": s.path, "description": DESCRIPTIONS.get(s.layer, DESCRIPTIONS[Layer.USER]), "content": s.content.strip()}
+        {
+            "path": s.path,
+            "description": DESCRIPTIONS.get(s.layer, DESCRIPTIONS[Layer.USER]),
+            "content": s.content.strip(),
+        }
         for s in live
         if not s.lazy and s.content.strip()
     ]
@@ -96,7 +106,12 @@ def to_json(assembly: Assembly, native: Sequence[Section]) -> dict[str, Any]:
         "sections": [
             {"boundary": True}
             if s.is_boundary
-            else {"tag": s.tag, "source": s.source.display if s.source else None, "layer": s.source.layer.value if s.source else None, "content": s.content}
+            else {
+                "tag": s.tag,
+                "source": s.source.display if s.source else None,
+                "layer": s.source.layer.value if s.source else None,
+                "content": s.content,
+            }
             for s in native
         ],
         "sources": [_source_json(s) for s in assembly.sources],

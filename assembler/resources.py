@@ -14,6 +14,4 @@ def data_dir(name: str) -> Path:
     for candidate in (_PACKAGE / "_data" / name, _PACKAGE.parent / name):
         if candidate.is_dir():
             return candidate
-    raise AssemblerError(
-        f"{_PACKAGE}: the '{name}' data directory is missing; reinstall ctxasm"
-    )
+    raise AssemblerError(f"{_PACKAGE}: the '{name}' data directory is missing; reinstall ctxasm")

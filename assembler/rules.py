@@ -36,7 +36,12 @@ def rule_files(loader: Loader, directory: str) -> Iterator[str]:
 
 def _walk(loader: Loader, directory: str, visited: set[str]) -> Iterator[str]:
     if directory in visited:
-        loader.note("rules-loop", Severity.INFO, directory, "rules directory reached again through a symlink; not re-entered")
+        loader.note(
+            "rules-loop",
+            Severity.INFO,
+            directory,
+            "rules directory reached again through a symlink; not re-entered",
+        )
         return
     resolved, is_link, exists = safe_resolve(directory)
     if not exists:
@@ -50,10 +55,20 @@ def _walk(loader: Loader, directory: str, visited: set[str]) -> Iterator[str]:
     except NotADirectoryError:
         return
     except PermissionError:
-        loader.note("rules-unreadable", Severity.ERROR, directory, "rules directory cannot be listed; fix its permissions")
+        loader.note(
+            "rules-unreadable",
+            Severity.ERROR,
+            directory,
+            "rules directory cannot be listed; fix its permissions",
+        )
         return
     except OSError as err:
-        loader.note("rules-unreadable", Severity.ERROR, directory, f"rules directory cannot be listed ({err.strerror})")
+        loader.note(
+            "rules-unreadable",
+            Severity.ERROR,
+            directory,
+            f"rules directory cannot be listed ({err.strerror})",
+        )
         return
     if loader.policy.rules_order == "name":
         entries.sort(key=lambda e: e.name)
@@ -70,10 +85,17 @@ def _walk(loader: Loader, directory: str, visited: set[str]) -> Iterator[str]:
         elif is_file and entry.name.endswith(".md"):
             yield real
         elif entry.name.endswith(".md") and entry.is_symlink() and not is_link:
-            loader.note("skip-broken-symlink", Severity.WARNING, entry_path, "rule is a broken or looping symlink; fix the link")
+            loader.note(
+                "skip-broken-symlink",
+                Severity.WARNING,
+                entry_path,
+                "rule is a broken or looping symlink; fix the link",
+            )
 
 
-def load_rules(loader: Loader, rules: RuleSet, *, conditional: bool, lazy: bool = False) -> list[Loaded]:
+def load_rules(
+    loader: Loader, rules: RuleSet, *, conditional: bool, lazy: bool = False
+) -> list[Loaded]:
     """Unconditional rules (and what they import), or the conditional ones, in order."""
     out: list[Loaded] = []
     why = _RULE_WHY.get(rules.layer, Why.RULE)

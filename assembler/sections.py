@@ -57,7 +57,7 @@ def sections(sources: Sequence[Source], policy: Policy) -> list[Section]:
     """The native (xml/markdown) sequence of sections, with the boundary where it belongs."""
     out: list[Section] = []
     items = ordered(sources, policy)
-    static = {layer for layer in policy.static_layers}
+    static = set(policy.static_layers)
     last_static = max((i for i, s in enumerate(items) if s.layer in static), default=-1)
     for i, source in enumerate(items):
         if i == last_static + 1 and policy.boundary:
@@ -69,7 +69,9 @@ def sections(sources: Sequence[Source], policy: Policy) -> list[Section]:
 
 
 def source_section(source: Source, policy: Policy) -> Section:
-    content, _ = escape_content(source.content.strip() if source.lazy else source.content, source.tag)
+    content, _ = escape_content(
+        source.content.strip() if source.lazy else source.content, source.tag
+    )
     attribute = f' source="{quote_attribute(source.display)}"' if policy.source_attribute else ""
     return Section(source.tag, source, content, attribute)
 
