@@ -88,6 +88,14 @@ def discovery_options(func: F) -> F:
     return func
 
 
+def cli_environ(home: Path | None) -> dict[str, str]:
+    """The process environment; with `--home`, minus `CLAUDE_CONFIG_DIR` (which would win)."""
+    environ = dict(os.environ)
+    if home is not None:
+        environ.pop("CLAUDE_CONFIG_DIR", None)
+    return environ
+
+
 def report(diagnostics: Sequence[Diagnostic], minimum: Severity = Severity.WARNING) -> None:
     for diagnostic in diagnostics:
         if diagnostic.severity.rank >= minimum.rank:

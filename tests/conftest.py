@@ -1,0 +1,78 @@
+"""Session-wide safety: no test may read the real home, /etc/claude-code or the real env."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assembler import locations
+
+_REAL_HOME = Path(os.path.expanduser("~")).resolve()
+_GUARDED = tuple(
+    str(p)
+    for p in (
+        _REAL_HOME / ".claude",
+        _REAL_HOME / ".claude.json",
+        _REAL_HOME / "CLAUDE.md",
+        Path("/etc/claude-code"),
+        Path("/Library/Application Support/ClaudeCode"),
+    )
+)
+_guard_on = False
+
+
+class TouchedTheRealMachine(AssertionError):
+    """A test reached the real home, /etc/claude-code or os.environ through the library."""
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not _guard_on or event not in ("open", "os.scandir", "os.listdir") or not args:
+        return
+    path = args[0]
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str):
+        return
+    full = os.path.abspath(path)
+    if any(full == g or full.startswith(g + os.sep) for g in _GUARDED):
+        raise TouchedTheRealMachine(f"test touched {full}; pass home=/managed_dir= explicitly")
+
+
+sys.addaudithook(_audit)
+
+
+def _refuse(name: str) -> Any:
+    def refuse(*args: object, **kwargs: object) -> Any:
+        raise TouchedTheRealMachine(f"test used locations.{name}(); pass it explicitly")
+
+    return refuse
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_real_machine() -> Iterator[None]:
+    global _guard_on
+    saved = {
+        n: getattr(locations, n) for n in ("default_home", "default_managed_dir", "default_environ")
+    }
+    for name in saved:
+        setattr(locations, name, _refuse(name))
+    _guard_on = True
+    try:
+        yield
+    finally:
+        _guard_on = False
+        for name, value in saved.items():
+            setattr(locations, name, value)
+
+
+@pytest.fixture(autouse=True)
+def _no_client_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLI tests run in this process: drop every CLAUDE_* variable the developer may have."""
+    for name in list(os.environ):
+        if name.startswith(("CLAUDE_", "CTXASM_")):
+            monkeypatch.delenv(name)
