@@ -76,7 +76,9 @@ def touch(
         ):
             found += loader.load(str(directory / name), layer, reason, False, lazy=True)
         rules = RuleSet(str(directory / ".claude" / "rules"), Layer.PROJECT, str(directory), False)
-        found += load_rules(loader, rules, conditional=False, lazy=True)
+        found += load_rules(
+            loader, rules, conditional=False, lazy=True, context=f", on the way to {shown}"
+        )
     # Conditional rules are read afresh (the unconditional pass above marks them processed).
     rule_loader = Loader(ctx, policy, counter, diagnostics=loader.diagnostics)
     for rules in _rule_sets(ctx, nested):

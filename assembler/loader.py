@@ -199,7 +199,8 @@ class Loader:
             )
             return []
         if self.excluded(path, layer):
-            self.note("skip-excluded", Severity.INFO, path, "excluded by claudeMdExcludes")
+            if os.path.lexists(path):
+                self.note("skip-excluded", Severity.INFO, path, "excluded by claudeMdExcludes")
             return []
         resolved, is_link, exists = safe_resolve(path)
         self.processed.add(norm)

@@ -94,13 +94,13 @@ def _walk(loader: Loader, directory: str, visited: set[str]) -> Iterator[str]:
 
 
 def load_rules(
-    loader: Loader, rules: RuleSet, *, conditional: bool, lazy: bool = False
+    loader: Loader, rules: RuleSet, *, conditional: bool, lazy: bool = False, context: str = ""
 ) -> list[Loaded]:
     """Unconditional rules (and what they import), or the conditional ones, in order."""
     out: list[Loaded] = []
-    why = _RULE_WHY.get(rules.layer, Why.RULE)
+    why = Why.NESTED if context else _RULE_WHY.get(rules.layer, Why.RULE)
     for path in rule_files(loader, rules.directory):
-        reason = Reason(why, f"rule in {loader.ctx.display(rules.directory)}")
+        reason = Reason(why, f"rule in {loader.ctx.display(rules.directory)}{context}")
         loaded = loader.load(path, rules.layer, reason, rules.include_external, lazy=lazy)
         for item in loaded:
             if (item.globs is not None) == conditional:

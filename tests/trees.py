@@ -1,0 +1,56 @@
+"""Building on-disk instruction trees for tests, and reading assemblies back compactly."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from assembler import Assembly, assemble
+
+
+@dataclass(frozen=True)
+class Link:
+    """A symlink to `target` (as written: relative or absolute)."""
+
+    target: str
+
+
+def build(root: Path, files: Mapping[str, str | Link | None]) -> Path:
+    """Create `files` under `root`: text, a `Link`, or None for an empty directory."""
+    for rel, value in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if value is None:
+            path.mkdir(parents=True, exist_ok=True)
+        elif isinstance(value, Link):
+            os.symlink(value.target, path)
+        else:
+            path.write_text(value, encoding="utf-8")
+    return root
+
+
+def git_init(directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(directory)], check=True)
+    return directory
+
+
+def run(tmp: Path, cwd: str | Path, **kwargs: object) -> Assembly:
+    """Assemble hermetically: home, managed dir and environment all inside `tmp`."""
+    kwargs.setdefault("home", tmp / "home")
+    kwargs.setdefault("managed_dir", tmp / "managed")
+    kwargs.setdefault("environ", {})
+    target = cwd if isinstance(cwd, Path) and cwd.is_absolute() else tmp / cwd
+    return assemble(target, **kwargs)  # type: ignore[arg-type]
+
+
+def listing(assembly: Assembly) -> list[tuple[str, str, str]]:
+    """(layer, display path, reason) of every source that made it in, in load order."""
+    return [(s.layer.value, s.display, s.reason.text) for s in assembly.sources if not s.dropped]
+
+
+def codes(assembly: Assembly) -> list[str]:
+    return [d.code for d in assembly.diagnostics]
