@@ -11,7 +11,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from .errors import RenderError
-from .model import Layer, Source
+from .model import Layer, Severity, Source
 from .resources import data_dir
 from .sections import Section, escape_content, ordered, sections
 
@@ -65,9 +65,12 @@ def _context(assembly: Assembly, fmt: str, date: str) -> dict[str, Any]:
         return _claude_code(assembly.sources, date)
     if fmt == "markdown":
         return {
-            "sections": native,
+            "entries": _numbered(native),
             "policy": assembly.policy.name,
-            "summary": _summary(assembly, native),
+            "summary": _summary(assembly),
+            "diagnostics": [
+                d.line() for d in assembly.diagnostics if d.severity is not Severity.INFO
+            ],
         }
     return {"data": to_json(assembly, native)}
 
@@ -87,10 +90,31 @@ def _claude_code(sources: Sequence[Source], date: str) -> dict[str, Any]:
     return {"entries": entries, "reminders": reminders, "date": date}
 
 
-def _summary(assembly: Assembly, native: Sequence[Section]) -> str:
+def _numbered(native: Sequence[Section]) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    number = 0
+    for section in native:
+        if section.is_boundary:
+            entries.append({"boundary": True, "content": section.content})
+            continue
+        number += 1
+        entries.append(
+            {
+                "boundary": False,
+                "number": number,
+                "source": section.source,
+                "content": section.content,
+            }
+        )
+    return entries
+
+
+def _summary(assembly: Assembly) -> str:
     live = [s for s in assembly.sources if not s.dropped]
     tokens = sum(s.stats.tokens for s in live)
-    return f"{len(live)} sources · {tokens:,} tokens of content"
+    dropped = len(assembly.sources) - len(live)
+    extra = f" · {dropped} dropped by the budget" if dropped else ""
+    return f"{len(live)} sources · {tokens:,} tokens of content{extra}"
 
 
 def to_json(assembly: Assembly, native: Sequence[Section]) -> dict[str, Any]:
