@@ -168,6 +168,7 @@ def render(
         policy=policy,
         home=home,
         managed_dir=managed_dir,
+        environ=cli_environ(home),
         touched=touch,
         max_tokens=max_tokens,
     )

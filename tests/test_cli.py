@@ -1,0 +1,187 @@
+"""`ctxasm render`: options, output, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from assembler.cli import cli
+from tests.trees import build, git_init
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def invoke(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(
+        cli,
+        [
+            "render",
+            *args,
+            "--home",
+            str(tmp_path / "home"),
+            "--managed-dir",
+            str(tmp_path / "managed"),
+        ],
+        catch_exceptions=False,
+    )
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_render_prints_the_native_xml(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "hello"})
+    code, out, err = invoke(tmp_path, str(tmp_path / "repo"))
+    assert (code, out, err) == (
+        0,
+        '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__\n\n<project_instructions source="CLAUDE.md">\nhello\n</project_instructions>',
+        "",
+    )
+
+
+def test_formats_date_touch_and_out(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "root", "repo/sub/CLAUDE.md": "sub", "repo/sub/a.py": ""})
+    out_file = tmp_path / "out" / "ctx.txt"
+    out_file.parent.mkdir()
+    code, out, err = invoke(
+        tmp_path,
+        str(tmp_path / "repo"),
+        "--format",
+        "claude-code",
+        "--date",
+        "2026-02-03",
+        "--touch",
+        str(tmp_path / "repo/sub/a.py"),
+        "--out",
+        str(out_file),
+    )
+    assert (code, out, err) == (0, "", "")
+    text = out_file.read_text()
+    assert "Today's date is 2026-02-03." in text
+    assert text.endswith(
+        f"<system-reminder>\nContents of {tmp_path}/repo/sub/CLAUDE.md:\n\nsub\n</system-reminder>"
+    )
+    assert [p.name for p in out_file.parent.iterdir()] == ["ctx.txt"]  # no temp file left behind
+
+
+def test_json_format_is_the_whole_assembly(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "@missing.md hi"})
+    code, out, _ = invoke(tmp_path, str(tmp_path / "repo"), "--format", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert [s["path"] for s in data["sources"]] == ["CLAUDE.md"]
+    assert [d["code"] for d in data["diagnostics"]] == ["import-missing"]
+    assert data["stats"]["sources"] == 1
+
+
+def test_warnings_go_to_stderr_one_line_each(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "@../outside.md", "outside.md": "x"})
+    code, _, err = invoke(tmp_path, str(tmp_path / "repo"))
+    assert code == 0
+    assert err.splitlines() == [
+        "../outside.md: warning: @../outside.md in CLAUDE.md points outside the working directory; "
+        "the client drops it unless external imports are approved in ~/.claude.json [import-external]"
+    ]
+
+
+def test_errors_in_files_exit_1_and_still_render(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "ok", "repo/CLAUDE.local.md": "bin\0ary"})
+    code, out, err = invoke(tmp_path, str(tmp_path / "repo"))
+    assert code == 1
+    assert "<project_instructions" in out
+    assert err.startswith("CLAUDE.local.md: error: file is binary (NUL byte at offset 3)")
+
+
+def test_missing_path_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    code, out, err = invoke(tmp_path, str(tmp_path / "nope"))
+    assert (code, out) == (2, "")
+    assert (
+        err
+        == f"ctxasm: {tmp_path}/nope: no such directory (No such file or directory); pass an existing PATH\n"
+    )
+
+
+def test_bad_policy_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('extends = "claude-code"\nlimits = 1\n')
+    code, out, err = invoke(tmp_path, str(tmp_path / "repo"), "--policy", str(bad))
+    assert (code, out, err) == (2, "", f"ctxasm: {bad}: 'limits' must be a table\n")
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    code, _, err = invoke(tmp_path, str(tmp_path), "--date", "yesterday")
+    assert code == 2
+    assert "'yesterday' is not a date like 2026-01-31" in err
+    code, _, err = invoke(tmp_path, str(tmp_path), "--format", "yaml")
+    assert code == 2
+
+
+def test_budget_that_cannot_be_met_exits_1(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"managed/CLAUDE.md": "word " * 400, "repo/CLAUDE.md": "project " * 100})
+    code, out, err = invoke(tmp_path, str(tmp_path / "repo"), "--max-tokens", "50")
+    assert code == 1
+    assert "<project_instructions" not in out
+    assert "[budget-unmet]" in err
+    code, out, _ = invoke(tmp_path, str(tmp_path / "repo"), "--max-tokens", "700")
+    assert code == 0
+    assert "truncated to fit the token budget" in out
+
+
+def test_unwritable_out_is_one_line(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    code, _, err = invoke(
+        tmp_path, str(tmp_path / "repo"), "--out", str(tmp_path / "no" / "dir" / "x.txt")
+    )
+    assert code == 2
+    assert err.startswith(f"ctxasm: {tmp_path}/no/dir/x.txt: cannot write")
+
+
+def test_home_option_ignores_claude_config_dir(tmp_path: Path, monkeypatch: object) -> None:
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"home/.claude/CLAUDE.md": "from --home", "elsewhere/CLAUDE.md": "from env"})
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    code, out, _ = invoke(tmp_path, str(tmp_path / "repo"))
+    assert code == 0
+    assert "from --home" in out
+    assert "from env" not in out
+
+
+def test_python_dash_m_and_version() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "assembler", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0
+    assert result.stdout.startswith("ctxasm, version 0.")
+
+
+def test_internal_errors_exit_3_with_one_line(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    script = (
+        "import assembler.assembly as a\n"
+        "def boom(*args, **kwargs): raise RuntimeError('kaboom')\n"
+        "a.discover_claude_code = boom\n"
+        "from assembler.cli import main\n"
+        f"raise SystemExit(main(['render', {str(tmp_path / 'repo')!r}, '--home', {str(tmp_path)!r}, '--managed-dir', {str(tmp_path)!r}]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, cwd=ROOT
+    )
+    assert result.returncode == 3
+    assert result.stderr == (
+        "ctxasm: internal error: RuntimeError: kaboom; rerun with CTXASM_DEBUG=1 for the traceback and report it\n"
+    )

@@ -1,0 +1,142 @@
+"""Policies: built-ins, validation with file and key in the message, project extension."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assembler import Layer, PolicyError, load_policy
+from assembler.policy import builtin_names, resolve_policy
+from tests.trees import build, git_init, run
+
+
+def test_builtin_policies_load() -> None:
+    assert builtin_names() == ("bootstrap", "claude-code")
+    cc = load_policy("claude-code")
+    assert (cc.discoverer, cc.limits.skip_bytes, cc.limits.index_lines, cc.import_depth) == (
+        "claude-code",
+        4 * 1024 * 1024,
+        200,
+        4,
+    )
+    boot = load_policy("bootstrap")
+    assert [(f.path, f.tag, f.layer) for f in boot.workspace] == [
+        ("soul.md", "soul", Layer.BASE),
+        ("user.md", "user_profile", Layer.USER),
+        ("agent.md", "agent", Layer.BASE),
+        ("memory/MEMORY.md", "memory_index", Layer.MEMORY),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            'extends = "claude-code"\n[limits]\nfile_char = 3\n',
+            "unknown key 'limits.file_char'; known keys here: file_chars,",
+        ),
+        (
+            'extends = "claude-code"\n[limits]\nfile_chars = "big"\n',
+            "'limits.file_chars' must be a non-negative integer, not 'big'",
+        ),
+        (
+            'extends = "claude-code"\n[limits]\nfile_chars = -1\n',
+            "'limits.file_chars' must be a non-negative integer, not -1",
+        ),
+        (
+            'extends = "claude-code"\n[rules]\norder = "random"\n',
+            "'rules.order' must be 'directory' or 'name'",
+        ),
+        ('extends = "claude-code"\nrender = 3\n', "'render' must be a table"),
+        (
+            'extends = "claude-code"\n[render]\nstatic_layers = ["base", "everything"]\n',
+            "'render.static_layers' must be a list of layers",
+        ),
+        (
+            'extends = "nope"\n',
+            "nope: no such built-in policy; choose one of bootstrap, claude-code",
+        ),
+        ("name = 'x'\n", "missing 'discoverer'; add 'extends = \"claude-code\"'"),
+        ("this is not toml", "invalid TOML"),
+    ],
+)
+def test_invalid_policies_name_the_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(PolicyError) as info:
+        load_policy(path)
+    assert message in str(info.value)
+    if "no such built-in" not in message:
+        assert str(info.value).startswith(str(path))
+    assert "\n" not in str(info.value)
+
+
+def test_extends_cycle_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text('extends = "b.toml"\n')
+    (tmp_path / "b.toml").write_text('extends = "a.toml"\n')
+    with pytest.raises(PolicyError, match="loops back"):
+        load_policy(tmp_path / "a.toml")
+
+
+def test_missing_policy_file(tmp_path: Path) -> None:
+    with pytest.raises(PolicyError, match="policy file not found; check the path"):
+        load_policy(tmp_path / "absent.toml")
+
+
+def test_project_config_extends_the_default_from_ctxasm_toml(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/.ctxasm.toml": "[limits]\nmax_tokens = 1234\n", "repo/sub/x": None})
+    policy = resolve_policy(None, repo / "sub", repo)
+    assert (policy.name, policy.limits.max_tokens, policy.origin) == (
+        "claude-code",
+        1234,
+        str(repo / ".ctxasm.toml"),
+    )
+
+
+def test_project_config_from_pyproject_tool_table(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "repo/pyproject.toml": '[project]\nname = "x"\n[tool.ctxasm]\n[tool.ctxasm.rules]\norder = "name"\n'
+        },
+    )
+    policy = resolve_policy(None, repo, repo)
+    assert policy.rules_order == "name"
+    assert policy.origin.endswith("pyproject.toml [tool.ctxasm]")
+
+
+def test_bad_project_config_names_the_pyproject(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/pyproject.toml": "[tool.ctxasm]\ncolour = 'red'\n"})
+    with pytest.raises(PolicyError, match=r"pyproject.toml \[tool.ctxasm\]: unknown key 'colour'"):
+        run(tmp_path, "repo")
+
+
+def test_pyproject_without_the_table_is_not_a_config(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/pyproject.toml": '[project]\nname = "x"\n'})
+    assert resolve_policy(None, repo, repo).origin.endswith("claude-code.toml")
+
+
+def test_explicit_policy_wins_over_the_project_config(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/.ctxasm.toml": "[limits]\nmax_tokens = 5\n"})
+    assert resolve_policy("claude-code", repo, repo).limits.max_tokens == 0
+
+
+def test_policy_from_project_config_drives_the_assembly(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "repo/.ctxasm.toml": 'extends = "bootstrap"\n[workspace]\nfiles = [{ path = "AGENT.md", tag = "agent", layer = "base" }]\n',
+            "repo/AGENT.md": "be brief",
+        },
+    )
+    assert (
+        run(tmp_path, "repo").text
+        == "<agent>\nbe brief\n</agent>\n\n__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
+    )
