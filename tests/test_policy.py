@@ -109,7 +109,7 @@ def test_project_config_from_pyproject_tool_table(tmp_path: Path) -> None:
 
 
 def test_bad_project_config_names_the_pyproject(tmp_path: Path) -> None:
-    repo = git_init(tmp_path / "repo")
+    git_init(tmp_path / "repo")
     build(tmp_path, {"repo/pyproject.toml": "[tool.ctxasm]\ncolour = 'red'\n"})
     with pytest.raises(PolicyError, match=r"pyproject.toml \[tool.ctxasm\]: unknown key 'colour'"):
         run(tmp_path, "repo")
