@@ -31,9 +31,9 @@ def _cut(kind: str, reason: str, before: Stats, after: Stats) -> Cut:
     return Cut(
         kind,
         reason,
-        before.lines - after.lines,
-        before.chars - after.chars,
-        before.tokens - after.tokens,
+        max(0, before.lines - after.lines),
+        max(0, before.chars - after.chars),
+        max(0, before.tokens - after.tokens),
     )
 
 

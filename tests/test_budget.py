@@ -1,0 +1,106 @@
+"""The budgeter: per-file limits, the MEMORY.md cut, the total budget, token estimates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assembler import Layer, estimate_tokens
+from assembler.budget import format_file_size, limit_chars, truncate_index
+from assembler.locations import slug
+from tests.trees import build, git_init, run
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [(500, "500 bytes"), (25_000, "24.4KB"), (1024, "1KB"), (1_572_864, "1.5MB"), (25_600, "25KB")],
+)
+def test_file_sizes_read_like_the_client(size: int, text: str) -> None:
+    assert format_file_size(size) == text
+
+
+def test_index_cut_by_chars_only_uses_the_size_message() -> None:
+    content = "\n".join("x" * 300 for _ in range(100))  # 100 lines, 30,099 chars
+    result = truncate_index(content, 200, 25_000)
+    assert result is not None
+    text, why = result
+    assert why == "29.4KB (limit: 24.4KB) \u2014 index entries are too long"
+    kept = text.split("\n\n> WARNING")[0]
+    assert kept == "\n".join("x" * 300 for _ in range(83))  # cut at the last newline before 25,000
+    assert text.endswith(
+        f"> WARNING: MEMORY.md is {why}. Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files."
+    )
+
+
+def test_index_cut_by_both_limits() -> None:
+    content = "\n".join("y" * 200 for _ in range(250))
+    result = truncate_index(content, 200, 25_000)
+    assert result is not None and result[1] == "250 lines and 49.1KB"
+
+
+def test_index_within_limits_is_untouched() -> None:
+    assert truncate_index("a\nb", 200, 25_000) is None
+
+
+def test_seed_char_limit() -> None:
+    assert limit_chars("  abc  ", 2000, "\n...(truncated)") is None
+    assert (
+        limit_chars("x" * 1999 + "  yz", 2000, "\n...(truncated)")
+        == "x" * 1999 + "\n...(truncated)"
+    )
+
+
+def test_bootstrap_file_over_2000_chars_is_cut_and_recorded(tmp_path: Path) -> None:
+    build(tmp_path, {"ws/soul.md": "灵" * 2500})
+    a = run(tmp_path, "ws", policy="bootstrap")
+    soul = next(s for s in a.sources if s.tag == "soul")
+    assert soul.content == "灵" * 2000 + "\n...(truncated)"
+    assert [(c.kind, c.chars) for c in soul.cuts] == [("file-chars", 500 - len("\n...(truncated)"))]
+    assert "file-truncated" in [d.code for d in a.diagnostics]
+
+
+def test_total_budget_cuts_least_stable_first_and_never_managed(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "managed/CLAUDE.md": "managed " * 50,
+            "home/.claude/CLAUDE.md": "user " * 50,
+            "repo/CLAUDE.md": "\n".join(f"project line {i}" for i in range(50)),
+            "repo/CLAUDE.local.md": "local " * 50,
+            f"home/.claude/projects/{slug(repo)}/memory/MEMORY.md": "memory " * 50,
+        },
+    )
+    full = run(tmp_path, "repo")
+    budget = estimate_tokens(full.text) - 150
+    cut = run(tmp_path, "repo", max_tokens=budget)
+    assert estimate_tokens(cut.text) <= budget
+    by_layer = {s.layer: s for s in cut.sources}
+    assert by_layer[Layer.MEMORY].dropped
+    assert [c.kind for c in by_layer[Layer.LOCAL].cuts] == ["budget-trim"]
+    assert by_layer[Layer.LOCAL].content.endswith("\n...(truncated to fit the token budget)")
+    assert not any(by_layer[layer].cuts for layer in (Layer.MANAGED, Layer.USER, Layer.PROJECT))
+    assert [d.code for d in cut.diagnostics] == ["budget-dropped", "budget-trimmed"]
+
+    deeper = run(tmp_path, "repo", max_tokens=budget - 120)
+    assert estimate_tokens(deeper.text) <= budget - 120
+    assert [s.layer for s in deeper.sources if s.dropped] == [Layer.LOCAL, Layer.MEMORY]
+    assert [c.kind for c in {s.layer: s for s in deeper.sources}[Layer.PROJECT].cuts] == [
+        "budget-trim"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [("", 0), ("abcd", 1), ("abcde", 2), ("é", 1), ("éé", 1), ("中文", 2), ("😀", 2), ("a中", 2)],
+)
+def test_token_estimate_counts_bytes_for_non_ascii(text: str, tokens: int) -> None:
+    assert estimate_tokens(text) == tokens
+
+
+def test_a_custom_counter_is_used_everywhere(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "one two three"})
+    a = run(tmp_path, "repo", counter=lambda text: len(text.split()))
+    assert a.sources[0].stats.tokens == 3
