@@ -35,7 +35,7 @@ bench: $(STAMP_TEST)
 	$(PY) -m benchmarks
 
 wheel: $(STAMP_TEST)
-	$(PY) -m build --wheel --outdir dist .
+	$(PY) -m build --wheel --no-isolation --outdir dist .
 
 clean:
 	rm -rf $(VENV) dist build .mypy_cache .pytest_cache .ruff_cache .hypothesis
