@@ -20,8 +20,9 @@ $(STAMP_TEST): $(PY) pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@ $(STAMP_RUN)
 
+# The demo tree lives inside this checkout, so its auto-memory folder is named explicitly.
 demo: $(STAMP_RUN)
-	$(BIN)/ctxasm render fixtures/demo/repo/services/api \
+	CLAUDE_CODE_PROJECT_DIR_NAME=demo-repo $(BIN)/ctxasm render fixtures/demo/repo/services/api \
 		--home fixtures/demo/home --managed-dir fixtures/demo/managed \
 		--touch fixtures/demo/repo/services/api/src/handlers/users.ts
 
