@@ -1,0 +1,383 @@
+"""In-process `assemble()` eight levels deep in the synthetic monorepo, against an I/O floor.
+
+The floor is the I/O the client cannot avoid for that cwd, by the generator's model: `os.stat`
+of every missing candidate, a listing of every rules directory, and `os.stat` + read of every
+file it must read. Both run in the same process, interleaved, many times; we report best and
+median and the ratio of medians (target <= 2x).
+
+Then, in a fresh process, every filesystem call of one `assemble()` is counted (audit hooks on
+`open`/`os.scandir`/`os.listdir`, counters on `os.stat`/`os.lstat`) at several depths, to show
+the cost grows with the depth of cwd and never touches a directory off its chain, however
+many directories the repository has.
+
+    python -m benchmarks.assemble_deep [--reps N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import json
+import os
+import pstats
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from .harness import PROJECT, Check, heading, median, ms, python, row, timed, us
+from .monorepo import CWD_DEPTH, Monorepo, generate
+
+RATIO_TARGET = 2.0
+DEPTHS = (0, 2, 4, 6, 8)
+
+
+def floor_io(m: Monorepo) -> Callable[[], None]:
+    must_stat, must_list, must_read = m.must_stat, m.must_list, m.must_read
+
+    def run() -> None:
+        for path in must_stat:
+            with contextlib.suppress(OSError):
+                os.stat(path)
+        for directory in must_list:
+            with os.scandir(directory) as it:
+                for _ in it:
+                    pass
+        for path in must_read:
+            os.stat(path)
+            with open(path, "rb") as f:
+                f.read()
+
+    return run
+
+
+def assembler_call(m: Monorepo, cwd: Path | None = None) -> Callable[[], Any]:
+    from assembler import assemble
+
+    target = cwd or m.deep_cwd
+
+    def run() -> Any:
+        return assemble(target, home=m.home, managed_dir=m.managed, environ={})
+
+    return run
+
+
+def check_model(m: Monorepo) -> Check:
+    """The library loads exactly what the generator's model says (else the floor is wrong)."""
+    assembly = assembler_call(m)()
+    got = [s.path for s in assembly.sources]
+    missing = sorted(set(m.loaded) - set(got))
+    extra = sorted(set(got) - set(m.loaded))
+    row("sources loaded (library / model)", f"{len(got)} / {len(m.loaded)}")
+    codes = Counter(d.code for d in assembly.diagnostics)
+    row("diagnostics", ", ".join(f"{c} {n}" for c, n in sorted(codes.items())) or "none")
+    for path in missing:
+        print(f"    model loads, library does not: {path}")
+    for path in extra:
+        print(f"    library loads, model does not: {path}")
+    return Check("deep: sources differing from the model", len(missing) + len(extra), 0, "")
+
+
+def measure(m: Monorepo, reps: int) -> tuple[list[float], list[float], list[float]]:
+    floor, asm = floor_io(m), assembler_call(m)
+    render = assembler_call(m)
+
+    def asm_render() -> str:
+        text: str = render().text
+        return text
+
+    for _ in range(5):  # warm up: imports, policy files, the page cache
+        floor()
+        asm()
+        asm_render()
+    floors: list[float] = []
+    asms: list[float] = []
+    renders: list[float] = []
+    for _ in range(reps):
+        floors.append(timed(floor))
+        asms.append(timed(asm))
+        if len(renders) < reps // 4:
+            renders.append(timed(asm_render))
+    return floors, asms, renders
+
+
+def profile(call: Callable[[], Any], runs: int = 40, top: int = 14) -> None:
+    """cProfile of `runs` calls: the functions with the most own time, and their share."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(runs):
+        call()
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    entries: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    total = sum(v[2] for v in entries.values()) or 1.0
+    print(
+        f"  cProfile over {runs} calls ({ms(total / runs)} per call under the profiler), by own time:"
+    )
+    ranked = sorted(entries.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
+    for (filename, line, func), (_cc, ncalls, tottime, cumtime, _callers) in ranked:
+        where = _short(filename)
+        print(
+            f"    {100 * tottime / total:5.1f}%  own {ms(tottime / runs):>9}  cum {ms(cumtime / runs):>9}"
+            f"  {ncalls // runs:>6}x  {func}  ({where}:{line})"
+        )
+    print("  by cumulative time (assembler functions):")
+    ours = [kv for kv in entries.items() if "/assembler/" in kv[0][0]]
+    for (filename, line, func), (_cc, ncalls, _tt, cumtime, _callers) in sorted(
+        ours, key=lambda kv: kv[1][3], reverse=True
+    )[:top]:
+        print(
+            f"    {100 * cumtime / total:5.1f}%  cum {ms(cumtime / runs):>9}  {ncalls // runs:>6}x"
+            f"  {func}  ({_short(filename)}:{line})"
+        )
+
+
+# (module, attribute) wrapped to time one stage of assemble(), and what it is.
+STAGES = (
+    ("assembler.loader", "find_imports", "imports.find_imports: finding @imports (markdown lex)"),
+    ("assembler.loader", "strip_block_comments", "markdown.strip_block_comments"),
+    ("assembler.content", "split_frontmatter", "content.split_frontmatter: YAML frontmatter"),
+    ("assembler.loader", "read_text", "reader.read_text: stat + open + read + decode"),
+    ("assembler.loader", "safe_resolve", "loader.safe_resolve: lstat + realpath (files)"),
+    ("assembler.rules", "safe_resolve", "loader.safe_resolve: lstat + realpath (rules)"),
+    ("assembler.loader", "display_path", "locations.display_path: display paths"),
+    ("assembler.loader", "make_stats", "loader.make_stats: line/byte/token counts"),
+    ("assembler.assembly", "resolve_policy", "policy.resolve_policy: finding + parsing TOML"),
+    ("assembler.assembly", "with_client_settings", "discover.with_client_settings: settings JSON"),
+    ("assembler.assembly", "build_context", "discover.build_context: realpath, git root"),
+    ("assembler.assembly", "apply_budget", "budget.apply_budget"),
+    ("assembler.assembly", "escape_content", "sections.escape_content"),
+)
+
+
+def stage_split(m: Monorepo, runs: int = 30) -> None:
+    """Median time per call of assemble() spent in each stage, without a profiler's overhead."""
+    import importlib
+
+    spent: dict[str, float] = dict.fromkeys((label for _, _, label in STAGES), 0.0)
+    originals = []
+    for module_name, attr, label in STAGES:
+        module = importlib.import_module(module_name)
+        original = getattr(module, attr)
+        originals.append((module, attr, original))
+
+        def wrapper(*args: Any, _f: Any = original, _label: str = label, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return _f(*args, **kwargs)
+            finally:
+                spent[_label] += time.perf_counter() - start
+
+        setattr(module, attr, wrapper)
+    call = assembler_call(m)
+    try:
+        call()
+        for label in spent:
+            spent[label] = 0.0
+        total = sum(timed(call) for _ in range(runs))
+    finally:
+        for module, attr, original in originals:
+            setattr(module, attr, original)
+    print(
+        f"  where assemble() spends its time (stage timers, {runs} calls, {ms(total / runs)} per call):"
+    )
+    for label, seconds in sorted(spent.items(), key=lambda kv: kv[1], reverse=True):
+        print(f"    {100 * seconds / total:5.1f}%  {ms(seconds / runs):>9}  {label}")
+    rest = total - sum(spent.values())
+    print(
+        f"    {100 * rest / total:5.1f}%  {ms(rest / runs):>9}  everything else (loader/discover glue, pathlib)"
+    )
+
+
+def _short(filename: str) -> str:
+    for marker in ("/site-packages/", str(PROJECT) + "/"):
+        if marker in filename:
+            return filename.split(marker, 1)[1]
+    return filename.rsplit("/lib/", 1)[-1]
+
+
+# --- filesystem calls, counted in a fresh process -----------------------------------------
+
+
+def _count_calls(m: Monorepo, depth: int) -> dict[str, Any]:
+    """Every filesystem call of one assemble() at `depth`, and how it compares to the model."""
+    cwd = m.chain_dir(depth)
+    call = assembler_call(m, cwd)
+    call()  # warm: imports and policy loading are not what we count
+    events: list[tuple[str, str]] = []
+    counting = False
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if counting and event in ("open", "os.scandir", "os.listdir"):
+            target = args[0]
+            if isinstance(target, (str, bytes, os.PathLike)):
+                events.append((event, os.fsdecode(target)))
+
+    sys.addaudithook(hook)
+    real_stat, real_lstat = os.stat, os.lstat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if counting and isinstance(path, (str, bytes, os.PathLike)):
+            events.append(("stat", os.fsdecode(path)))
+        return real_stat(path, *args, **kwargs)
+
+    def lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if counting:
+            events.append(("lstat", os.fsdecode(path)))
+        return real_lstat(path, *args, **kwargs)
+
+    os.stat, os.lstat = stat, lstat
+    try:
+        counting = True
+        call()
+        counting = False
+    finally:
+        os.stat, os.lstat = real_stat, real_lstat
+
+    expected = m.expected(cwd)
+    root = str(m.root)
+    inside = [(e, p) for e, p in events if p == root or p.startswith(root + os.sep)]
+    # Directories the model allows: the cwd's chain, and the chains of every path it names.
+    allowed: set[str] = set()
+    for path in (cwd, *expected.must_read, *expected.must_stat, *expected.must_list):
+        for d in (Path(path), *Path(path).parents):
+            allowed.add(str(d))
+    touched = {p if e in ("os.scandir", "os.listdir") else os.path.dirname(p) for e, p in inside}
+    off_chain = sorted(d for d in touched if d not in allowed and d.startswith(root))
+    listed = sorted({p for e, p in inside if e in ("os.scandir", "os.listdir")})
+    opened = {os.path.normpath(p) for e, p in inside if e == "open"}
+    must_read = {os.path.normpath(p) for p in expected.must_read}
+    must_stat = {os.path.normpath(p) for p in expected.must_stat}
+    outside = sorted({p for e, p in events if e == "open" and (e, p) not in inside})
+    return {
+        "depth": depth,
+        "calls": dict(Counter(e for e, _ in events)),
+        "calls_inside": len(inside),
+        "dirs_touched": len(touched),
+        "off_chain": off_chain,
+        "listed": len(listed),
+        "listed_unexpected": sorted(set(listed) - {str(p) for p in expected.must_list}),
+        "must_read": len(must_read),
+        "not_opened": sorted(must_read - opened),
+        "opened_unexpected": sorted(opened - must_read - must_stat),
+        "opened_outside": [_short(p) for p in outside],
+    }
+
+
+def count_calls(m: Monorepo, depths: Iterable[int]) -> list[dict[str, Any]]:
+    return [_count_calls(m, d) for d in depths]
+
+
+def report_calls(results: list[dict[str, Any]], n_dirs: int) -> list[Check]:
+    print(f"  filesystem calls of one assemble() ({n_dirs:,} directories in the repository):")
+    print("    depth  stat  lstat  open  scandir  in-tree  dirs touched  rule dirs listed")
+    for r in results:
+        c = r["calls"]
+        print(
+            f"    {r['depth']:>5}  {c.get('stat', 0):>4}  {c.get('lstat', 0):>5}  {c.get('open', 0):>4}"
+            f"  {c.get('os.scandir', 0) + c.get('os.listdir', 0):>7}  {r['calls_inside']:>7}"
+            f"  {r['dirs_touched']:>12}  {r['listed']:>16}"
+        )
+    first, last = results[0], results[-1]
+    span = last["depth"] - first["depth"]
+    if span:
+        per_level = (last["calls_inside"] - first["calls_inside"]) / span
+        row("marginal in-tree calls per level of depth", f"{per_level:.1f}")
+    off = sorted({d for r in results for d in r["off_chain"]})
+    unexpected = sorted({d for r in results for d in r["listed_unexpected"]})
+    unread = sorted({p for r in results for p in r["not_opened"]})
+    for d in off[:10]:
+        print(f"    touched off the chain: {d}")
+    for d in unexpected[:10]:
+        print(f"    listed, not a rules directory of the chain: {d}")
+    for p in unread[:10]:
+        print(f"    the model reads it, the library did not open it: {p}")
+    deep = results[-1]
+    for p in deep["opened_unexpected"][:10]:
+        print(f"    opened, not a file or candidate the model names: {p}")
+    row(
+        f"depth {deep['depth']}: files opened outside the tree",
+        ", ".join(deep["opened_outside"]) or "none",
+    )
+    return [
+        Check(
+            f"deep: in-tree files opened that the model does not name (depth {deep['depth']})",
+            len(deep["opened_unexpected"]),
+            0,
+            "",
+        ),
+        Check("deep: directories touched off the cwd's chain", len(off), 0, ""),
+        Check("deep: directories listed that are not chain rules dirs", len(unexpected), 0, ""),
+        Check(
+            f"deep: directories touched at depth {deep['depth']} (of {n_dirs:,})",
+            deep["dirs_touched"],
+            # generous: the chain, its rule dirs and import targets, never the whole tree
+            4 * (deep["depth"] + 1) + 2 * deep["listed"] + 20,
+            "",
+        ),
+    ]
+
+
+# --- the benchmark ------------------------------------------------------------------------
+
+
+def run(reps: int = 150) -> list[Check]:
+    heading(f"assemble_deep: in-process assemble() {CWD_DEPTH} levels deep vs the I/O floor")
+    m = generate()
+    row("monorepo", f"{m.root} ({'reused' if m.reused else 'generated'})")
+    row(
+        "cwd",
+        f"{m.deep_cwd.relative_to(m.repo)} (depth {m.depth})",
+    )
+    row(
+        "floor: files read / missing stat'ed / dirs listed",
+        f"{len(m.must_read)} / {len(m.must_stat)} / {len(m.must_list)}",
+    )
+    checks = [check_model(m)]
+    floors, asms, renders = measure(m, reps)
+    f_med, a_med, r_med = median(floors), median(asms), median(renders)
+    row(f"floor (stat + read), {reps} runs: best / median", f"{us(min(floors))} / {us(f_med)}")
+    row(f"assemble(), {reps} runs: best / median", f"{ms(min(asms))} / {ms(a_med)}")
+    row(f"assemble() + .text, {len(renders)} runs: median", ms(r_med))
+    ratio = a_med / f_med
+    row("ratio assemble / floor (medians)", f"{ratio:.1f}x (best: {min(asms) / min(floors):.1f}x)")
+    checks.append(Check("deep: assemble() / I/O floor (medians)", ratio, RATIO_TARGET, "x"))
+    if ratio > RATIO_TARGET:
+        stage_split(m)
+        profile(assembler_call(m))
+
+    out = subprocess.run(
+        [python(), "-m", "benchmarks.assemble_deep", "--count-calls"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        print(out.stderr[-2000:])
+        checks.append(Check("deep: counting filesystem calls (crashed)", 1, 0, ""))
+        return checks
+    checks += report_calls(json.loads(out.stdout), len(m.layout.dirs))
+    return checks
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.assemble_deep")
+    parser.add_argument("--reps", type=int, default=150)
+    parser.add_argument("--count-calls", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.count_calls:
+        json.dump(count_calls(generate(), DEPTHS), sys.stdout)
+        return 0
+    checks = run(args.reps)
+    for check in checks:
+        print(check.line())
+    return 0 if all(c.ok for c in checks) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
