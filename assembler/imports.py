@@ -170,6 +170,8 @@ def resolve(token: str, base_dir: str, home: str) -> str:
 def find_imports(text: str, base_dir: str, home: str) -> list[tuple[str, str]]:
     """(token as written, absolute path) for each distinct import, in order of appearance."""
     seen: dict[str, str] = {}
+    if "@" not in text:
+        return []
     for token in _tokens(text):
         if "\0" in token:
             continue

@@ -38,6 +38,10 @@ _INLINE_HTML = re.compile(
     r"<!--[\s\S]*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<[A-Za-z][A-Za-z0-9+.-]*:[^\s<>]*>"
 )
 _BACKTICKS = re.compile(r"`+")
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+# `*` runs, and `_` runs that open (after start/space) or close (before end/space/punct).
+_EMPHASIS = re.compile(r"\*+|(?:(?<=\s)|^)_+(?=\S)|(?<=\S)_+(?=$|[\s.,;:!?)])", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,8 +298,10 @@ def strip_block_comments(text: str) -> str:
 def import_texts(text: str) -> Iterator[str]:
     """The pieces of `text` in which Claude Code looks for `@imports`, in document order."""
     for block in lex(text):
+        if "@" not in block.raw:
+            continue
         if block.kind == "text":
-            yield _without_inline_code_and_html(block.raw)
+            yield inline_text(block.raw)
         elif block.kind == "html":
             if block.is_closed_comment:
                 residue = _COMMENT_SPAN.sub("", block.raw)
@@ -303,11 +309,30 @@ def import_texts(text: str) -> Iterator[str]:
                     yield residue
         elif block.kind in ("list", "quote"):
             for inner in block.inner:
-                yield from import_texts(inner)
+                if "@" in inner:
+                    yield from import_texts(inner)
 
 
-def _without_inline_code_and_html(text: str) -> str:
-    """Replace code spans and inline HTML by line breaks (each ends a `marked` text token)."""
+def inline_text(text: str) -> str:
+    """A paragraph's text with every inline token that is not text replaced by a line break.
+
+    `marked` ends a text token at code spans, HTML, links, images and emphasis; a break here
+    has the same effect on the import pattern (`@` must follow whitespace or start a token).
+    Link and emphasis text stays (it is text inside those tokens); destinations do not.
+    """
+    if "`" in text:
+        text = _without_code_spans(text)
+    if "<" in text:
+        text = _INLINE_HTML.sub("\n", text)
+    if "](" in text:
+        text = _IMAGE.sub("\n", text)
+        text = _LINK.sub(lambda m: f"\n{m.group(1)}\n", text)
+    if "*" in text or "_" in text:
+        text = _EMPHASIS.sub("\n", text)
+    return text
+
+
+def _without_code_spans(text: str) -> str:
     pieces: list[str] = []
     pos = 0
     search_from = 0
@@ -329,4 +354,4 @@ def _without_inline_code_and_html(text: str) -> str:
         pieces.append("\n")
         pos = search_from = closer.end()
     pieces.append(text[pos:])
-    return _INLINE_HTML.sub("\n", "".join(pieces))
+    return "".join(pieces)

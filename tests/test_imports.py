@@ -35,6 +35,10 @@ def tokens(text: str) -> list[str]:
         ("> quoted @quoted.md\n", ["quoted.md"]),
         ("@a.md @a.md", ["a.md"]),
         ("npm @google/gemini-cli-core", ["google/gemini-cli-core"]),
+        ("**@bold.md** and _@em.md_", ["bold.md", "em.md"]),
+        ("[see @linked.md](https://x.dev/@not) ![@alt.md](img.png)", ["linked.md"]),
+        ("- [Arend van Beelen @arendjr](https://github.com/arendjr)", ["arendjr"]),
+        ("@docs/_partials/snake_case.md", ["docs/_partials/snake_case.md"]),
     ],
 )
 def test_import_syntax(text: str, expected: list[str]) -> None:
