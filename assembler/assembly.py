@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from . import locations
 from .budget import apply_budget
@@ -22,8 +22,7 @@ from .tokens import TokenCounter, estimate_tokens
 PathLike = str | os.PathLike[str]
 
 
-@dataclass(frozen=True, slots=True)
-class Assembly:
+class Assembly(NamedTuple):
     """The assembled context: ordered sources, what was cut and why, and its renderings.
 
     A frozen value: rendering it twice gives the same bytes. `touch()` returns a new one.
@@ -38,7 +37,7 @@ class Assembly:
     touched: tuple[str, ...] = ()
     max_tokens: int = 0
     date: str = ""
-    counter: TokenCounter = field(default=estimate_tokens, compare=False, repr=False)
+    counter: TokenCounter = estimate_tokens
 
     @property
     def text(self) -> str:
@@ -66,7 +65,7 @@ class Assembly:
             self,
             discovered=(*self.discovered, *added),
             touched=(*self.touched, shown),
-            extra=(*self._discovery_notes(), *notes),
+            extra=(*self.discovery_notes(), *notes),
         )
 
     def attached(self, since: Assembly) -> tuple[Source, ...]:
@@ -74,7 +73,7 @@ class Assembly:
         known = {s.path for s in since.discovered}
         return tuple(s for s in self.sources if s.path not in known)
 
-    def _discovery_notes(self) -> tuple[Diagnostic, ...]:
+    def discovery_notes(self) -> tuple[Diagnostic, ...]:
         return tuple(
             d
             for d in self.diagnostics
@@ -106,8 +105,7 @@ def _finish(
         for s in sources
         if not s.dropped and (n := escape_content(s.content, s.tag)[1])
     ]
-    return replace(
-        base,
+    return base._replace(
         discovered=tuple(discovered),
         sources=sources,
         touched=tuple(touched),

@@ -40,7 +40,7 @@ def discover_bootstrap(ctx: Context, policy: Policy, counter: TokenCounter) -> D
                 stats=stats,
                 original=stats,
                 tag=item.tag,
-                index=item.index,
+                is_index=item.is_index,
             )
         )
     return Discovery(tuple(sources), tuple(loader.diagnostics))

@@ -9,7 +9,6 @@ boundary when trimming is enough, dropped otherwise. Managed and base text is ne
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from decimal import ROUND_HALF_UP, Decimal
 
 from .model import Cut, Diagnostic, Layer, Severity, Source, Stats
@@ -121,7 +120,7 @@ def _per_file(
             source.stats,
             after,
         )
-        source = replace(source, content=limited, stats=after, cuts=(*source.cuts, cut))
+        source = source._replace(content=limited, stats=after, cuts=(*source.cuts, cut))
         notes.append(
             Diagnostic(
                 "file-truncated",
@@ -131,13 +130,13 @@ def _per_file(
                 f"cut to {after.chars:,}: shorten it or move detail elsewhere",
             )
         )
-    if source.index:
+    if source.is_index:
         result = truncate_index(source.content, limits.index_lines, limits.index_chars)
         if result is not None:
             text, why = result
             after = _stats(text, counter)
             cut = _cut("index", f"index limit: {why}", source.stats, after)
-            source = replace(source, content=text, stats=after, cuts=(*source.cuts, cut))
+            source = source._replace(content=text, stats=after, cuts=(*source.cuts, cut))
             notes.append(
                 Diagnostic(
                     "index-truncated",
@@ -162,7 +161,7 @@ def _fit(source: Source, allowed: int, policy: Policy, counter: TokenCounter) ->
     """The longest line-boundary prefix (+ marker) whose section costs at most `allowed`."""
 
     def fits(text: str) -> bool:
-        return section_cost(replace(source, content=text, lazy=False), policy, counter) <= allowed
+        return section_cost(source._replace(content=text, lazy=False), policy, counter) <= allowed
 
     lines = source.content.split("\n")
     lo, hi = 0, len(lines) - 1
@@ -222,8 +221,8 @@ def apply_budget(
             cut = _cut(
                 "budget-trim", f"trimmed to fit --max-tokens {max_tokens:,}", source.stats, after
             )
-            out[i] = replace(
-                source, content=trimmed, lazy=False, stats=after, cuts=(*source.cuts, cut)
+            out[i] = source._replace(
+                content=trimmed, lazy=False, stats=after, cuts=(*source.cuts, cut)
             )
             notes.append(
                 Diagnostic(
@@ -238,7 +237,7 @@ def apply_budget(
             cut = _cut(
                 "budget-drop", f"dropped to fit --max-tokens {max_tokens:,}", source.stats, empty
             )
-            out[i] = replace(source, dropped=True, cuts=(*source.cuts, cut))
+            out[i] = source._replace(dropped=True, cuts=(*source.cuts, cut))
             notes.append(
                 Diagnostic(
                     "budget-dropped",

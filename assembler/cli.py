@@ -10,7 +10,6 @@ import functools
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -113,6 +112,8 @@ def write_output(text: str, out: Path | None) -> None:
         sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
         sys.stdout.buffer.flush()
         return
+    import tempfile
+
     directory = out.parent if str(out.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=directory)

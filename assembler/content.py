@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 # Claude Code's FRONTMATTER_REGEX: `^---\s*\n([\s\S]*?)---\s*\n?` (not anchored per line: the
 # first `---` after the opener closes the block).
@@ -27,8 +26,7 @@ BRACE_BYTES_BUDGET = 4 * 1024 * 1024
 _MAX_BRACE_GROUPS = 200
 
 
-@dataclass(frozen=True, slots=True)
-class Frontmatter:
+class Frontmatter(NamedTuple):
     """The parsed frontmatter block of a file (`present` is False when there is none)."""
 
     present: bool
@@ -105,8 +103,7 @@ def quote_problematic_values(fm_text: str) -> str:
 # --- paths --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Globs:
+class Globs(NamedTuple):
     """The `paths:` of a rule after splitting and expansion, and what went wrong."""
 
     patterns: tuple[str, ...]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import DiscoveryError
 from .loader import Context, Loaded, Loader, make_stats
@@ -36,8 +36,7 @@ from .tokens import TokenCounter
 MANAGED_SETTINGS_DISPLAY = "<managed-settings>"
 
 
-@dataclass(frozen=True, slots=True)
-class Discovery:
+class Discovery(NamedTuple):
     """What discovery found: sources in load order, diagnostics, and the conditional rules."""
 
     sources: tuple[Source, ...]
@@ -76,7 +75,7 @@ def with_client_settings(ctx: Context) -> Context:
     """Read Claude Code's settings layers and the external-import approval into the context."""
     settings = load_settings(ctx.managed_dir, ctx.config_dir, ctx.cwd)
     approved = external_imports_approved(ctx.home, ctx.environ, ctx.canonical_root or ctx.cwd)
-    return replace(ctx, settings=settings, include_external=approved)
+    return ctx._replace(settings=settings, include_external=approved)
 
 
 def _ancestors(cwd: Path) -> list[Path]:
@@ -235,6 +234,6 @@ def _auto_memory(ctx: Context, loader: Loader) -> Loaded | None:
         stats=stats,
         original=stats,
         tag=loader.policy.tag_for(Layer.MEMORY),
-        index=True,
+        is_index=True,
     )
     return Loaded(source, None)

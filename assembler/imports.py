@@ -14,6 +14,9 @@ from collections.abc import Iterator
 
 from .markdown import import_texts
 
+# A superset of where an import can start: `@` at a line start, after whitespace, or right
+# after an inline token `marked` ends text with (emphasis, code span, HTML, link).
+_MAYBE_IMPORT = re.compile(r"(?:^|[\s*_>\]`)])@", re.MULTILINE)
 _IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
 _BARE_START = re.compile(r"[a-zA-Z0-9._-]")
 _BAD_START = re.compile(r"[#%^&*()]+")
@@ -170,7 +173,7 @@ def resolve(token: str, base_dir: str, home: str) -> str:
 def find_imports(text: str, base_dir: str, home: str) -> list[tuple[str, str]]:
     """(token as written, absolute path) for each distinct import, in order of appearance."""
     seen: dict[str, str] = {}
-    if "@" not in text:
+    if "@" not in text or not _MAYBE_IMPORT.search(text):
         return []
     for token in _tokens(text):
         if "\0" in token:

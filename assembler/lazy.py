@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterator
-from dataclasses import replace
 from pathlib import Path
 
 from .discover import _ancestors
@@ -93,7 +92,7 @@ def touch(
                 pattern=pattern,
                 touched=shown,
             )
-            found.append(replace(item, source=replace(item.source, reason=reason)))
+            found.append(item._replace(source=item.source._replace(reason=reason)))
     attached: list[Source] = []
     seen = set(already)
     for item in found:
@@ -101,6 +100,6 @@ def touch(
             continue
         seen.add(item.source.path)
         attached.append(
-            replace(item.source, layer=Layer.SUBDIRECTORY, tag=policy.tag_for(Layer.SUBDIRECTORY))
+            item.source._replace(layer=Layer.SUBDIRECTORY, tag=policy.tag_for(Layer.SUBDIRECTORY))
         )
     return attached, loader.diagnostics

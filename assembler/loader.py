@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from . import content as fm
 from .imports import find_imports, has_text_extension
@@ -23,8 +23,7 @@ from .reader import ReadResult, ReadStatus, read_text
 from .tokens import TokenCounter
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(NamedTuple):
     """Everything about the machine a run depends on, fixed at the start of the run."""
 
     cwd: Path
@@ -42,8 +41,7 @@ class Context:
         return display_path(path, self.project_root, self.home)
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
+class Loaded(NamedTuple):
     """A source as loaded, with the globs that make it conditional (None: unconditional)."""
 
     source: Source
@@ -55,22 +53,16 @@ def make_stats(text: str, counter: TokenCounter) -> Stats:
     return Stats(lines, len(text.encode("utf-8", "surrogatepass")), len(text), counter(text))
 
 
-def safe_resolve(path: str) -> tuple[str, bool, bool]:
-    """Claude Code's `safeResolvePath`: (real path, is it a symlink, does anything exist there).
+class Resolved(NamedTuple):
+    """Claude Code's `safeResolvePath`: the real path, and whether it differs (a symlink)."""
 
-    FIFOs, sockets and devices are returned unresolved; any error gives the path itself.
-    """
-    try:
-        mode = os.lstat(path).st_mode
-    except (OSError, ValueError):
-        return path, False, False
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
-        return path, False, True
-    try:
-        resolved = os.path.realpath(path, strict=True)
-    except (OSError, ValueError):
-        return path, False, True
-    return resolved, resolved != path, True
+    path: str
+    is_link: bool
+    exists: bool
+    st: os.stat_result | None = None  # the lstat of a regular file that is not a link
+
+
+_MISSING = Resolved("", False, False)
 
 
 _SKIPS = {
@@ -84,15 +76,75 @@ _SKIPS = {
 }
 
 
-@dataclass(slots=True)
 class Loader:
-    ctx: Context
-    policy: Policy
-    counter: TokenCounter
-    processed: set[str] = field(default_factory=set)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    deferred: list[Loaded] = field(default_factory=list)
-    _exclude: Callable[[str], bool] | None = None
+    """Mutable state of one discovery run (never passed between stages)."""
+
+    __slots__ = (
+        "_exclude",
+        "_real_dirs",
+        "counter",
+        "ctx",
+        "deferred",
+        "diagnostics",
+        "policy",
+        "processed",
+    )
+
+    def __init__(
+        self,
+        ctx: Context,
+        policy: Policy,
+        counter: TokenCounter,
+        diagnostics: list[Diagnostic] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.policy = policy
+        self.counter = counter
+        self.processed: set[str] = set()
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.deferred: list[Loaded] = []
+        self._exclude: Callable[[str], bool] | None = None
+        self._real_dirs: dict[str, str] = {}
+
+    def resolve(self, path: str) -> Resolved:
+        """The real path of `path` with one `lstat` (directories' real paths are cached).
+
+        FIFOs, sockets and devices are returned unresolved; any error gives the path itself.
+        """
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            return _MISSING._replace(path=path)
+        mode = st.st_mode
+        if stat.S_ISLNK(mode):
+            try:
+                real = os.path.realpath(path, strict=True)
+            except (OSError, ValueError):
+                return Resolved(path, False, True)
+            return Resolved(real, real != path, True)
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return Resolved(path, False, True, st)
+        parent, name = os.path.split(path)
+        try:
+            real = os.path.join(self._real_dir(parent), name)
+        except (OSError, ValueError):
+            return Resolved(path, False, True)
+        return Resolved(real, real != path, True, st if stat.S_ISREG(mode) else None)
+
+    def _real_dir(self, directory: str) -> str:
+        """`realpath` of a directory, one `lstat` per directory not seen before in this run."""
+        cached = self._real_dirs.get(directory)
+        if cached is not None:
+            return cached
+        parent, name = os.path.split(directory)
+        if not name:
+            real = directory
+        elif stat.S_ISLNK(os.lstat(directory).st_mode):
+            real = os.path.realpath(directory, strict=True)
+        else:
+            real = os.path.join(self._real_dir(parent), name)
+        self._real_dirs[directory] = real
+        return real
 
     # --- diagnostics ----------------------------------------------------------------------
 
@@ -141,9 +193,11 @@ class Loader:
 
     # --- one file -------------------------------------------------------------------------
 
-    def read(self, path: str, what: str) -> tuple[fm.Frontmatter, str, str] | None:
+    def read(
+        self, path: str, what: str, st: os.stat_result | None = None
+    ) -> tuple[fm.Frontmatter, str, str] | None:
         """(frontmatter, body without it, body without block comments), or None (noted)."""
-        result = read_text(path, self.policy.limits.skip_bytes)
+        result = read_text(path, self.policy.limits.skip_bytes, st)
         if not result.ok:
             self._read_failure(path, result, what)
             return None
@@ -202,7 +256,7 @@ class Loader:
             if os.path.lexists(path):
                 self.note("skip-excluded", Severity.INFO, path, "excluded by claudeMdExcludes")
             return []
-        resolved, is_link, exists = safe_resolve(path)
+        resolved, is_link, exists, st = self.resolve(path)
         self.processed.add(norm)
         if is_link:
             self.processed.add(os.path.normpath(resolved))
@@ -224,7 +278,7 @@ class Loader:
                 f"{what} does not have a text extension; the client skips it: rename it (e.g. .md)",
             )
             return []
-        processed = self.read(path, what)
+        processed = self.read(path, what, st)
         if processed is None:
             return []
         frontmatter, body, text = processed
@@ -258,7 +312,7 @@ class Loader:
             reason=reason,
             content=kept,
             raw=text,
-            index=False,
+            is_index=False,
             stats=make_stats(kept, self.counter),
             original=make_stats(kept, self.counter),
             tag=self.policy.tag_for(layer),

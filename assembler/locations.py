@@ -12,9 +12,8 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 _MAX_SLUG = 200
@@ -127,8 +126,7 @@ def _base36(number: int) -> str:
 # --- settings -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(NamedTuple):
     """The parts of Claude Code's settings layers that change what is loaded."""
 
     excludes: tuple[str, ...] = ()
@@ -239,21 +237,26 @@ def _mac_private(path: str) -> str:
     return re.sub(r"^/private/tmp(/|$)", r"/tmp\1", path)
 
 
-def display_path(path: str, project_root: Path, home: Path) -> str:
+def _under(path: str, base: str) -> bool:
+    return path == base or path.startswith(base if base.endswith(os.sep) else base + os.sep)
+
+
+def display_path(path: str, project_root: str | Path, home: str | Path) -> str:
     """How a path is shown before the boundary: the same on every machine that has the repo.
 
     Relative to the project root, or `~/...` under the home directory (whichever base is
     deeper); else `../...` when it sits in a directory above the project root; else absolute.
+    Plain string work: it runs for every candidate of every run.
     """
-    p = Path(path)
-    in_project = p.is_relative_to(project_root)
-    in_home = p.is_relative_to(home)
-    if in_home and (not in_project or home.is_relative_to(project_root)):
-        rel = p.relative_to(home).as_posix()
-        return "~" if rel == "." else "~/" + rel
+    root, home_dir = os.fspath(project_root), os.fspath(home)
+    in_project, in_home = _under(path, root), _under(path, home_dir)
+    if in_home and (not in_project or _under(home_dir, root)):
+        rel = path[len(home_dir) :].lstrip(os.sep)
+        return "~/" + rel.replace(os.sep, "/") if rel else "~"
     if in_project:
-        return p.relative_to(project_root).as_posix()
-    if project_root.is_relative_to(p.parent):
-        ups = len(project_root.relative_to(p.parent).parts)
-        return "../" * ups + p.name
-    return p.as_posix()
+        return path[len(root) :].lstrip(os.sep).replace(os.sep, "/") or "."
+    parent, name = os.path.split(path)
+    if _under(root, parent):
+        ups = root[len(parent) :].strip(os.sep).count(os.sep) + 1
+        return "../" * ups + name
+    return path.replace(os.sep, "/")

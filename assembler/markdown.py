@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _FENCE = re.compile(r"(`{3,}|~{3,})(.*)$")
 _LIST_MARKER = re.compile(r"([-+*]|\d{1,9}[.)])([ \t]+|$)")
@@ -38,14 +38,17 @@ _INLINE_HTML = re.compile(
     r"<!--[\s\S]*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<[A-Za-z][A-Za-z0-9+.-]*:[^\s<>]*>"
 )
 _BACKTICKS = re.compile(r"`+")
+_PLAIN_COMMENT = re.compile(r"<!--[^`]*?-->")
+_CHUNKS = re.compile(
+    r"\n(?=[ \t]*(?:\n|$)| {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}#{1,6}(?:[ \t]|$))"
+)
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
 # `*` runs, and `_` runs that open (after start/space) or close (before end/space/punct).
 _EMPHASIS = re.compile(r"\*+|(?:(?<=\s)|^)_+(?=\S)|(?<=\S)_+(?=$|[\s.,;:!?)])", re.MULTILINE)
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """A top-level block: its kind, its exact source text, and (lists, quotes) inner texts."""
 
     kind: str  # "blank" | "code" | "html" | "text" | "list" | "quote"
@@ -59,6 +62,9 @@ class Block:
 
 
 def _indent(line: str) -> int:
+    stripped = line.lstrip(" ")
+    if not stripped.startswith("\t"):
+        return len(line) - len(stripped)
     width = 0
     for ch in line:
         if ch == " ":
@@ -71,7 +77,7 @@ def _indent(line: str) -> int:
 
 
 def _blank(line: str) -> bool:
-    return not line.strip()
+    return not line or line.isspace()
 
 
 def _dedent(line: str, columns: int) -> str:
@@ -115,10 +121,13 @@ _HTML_END = {
 }
 
 
+_BLOCK_START_CHARS = frozenset("`~#>-*_+<0123456789")
+
+
 def _interrupts_paragraph(line: str) -> bool:
-    if _indent(line) > 3:
-        return False
     body = line.lstrip(" \t")
+    if body[:1] not in _BLOCK_START_CHARS or _indent(line) > 3:
+        return False
     if _FENCE.match(body) or _HEADING.match(body) or body.startswith(">"):
         return True
     if _THEMATIC.match(body.rstrip("\r\n")):
@@ -225,6 +234,9 @@ def _end_of_html(lines: list[str], i: int, kind: int) -> int:
 
 def _list_item(line: str, width: int) -> tuple[int, str] | None:
     """(content offset, first-line content) if `line` opens a list item at this level."""
+    first = line.lstrip(" \t")[:1]
+    if not (first in "-+*" or first.isdigit()) or not first:
+        return None
     ind = _indent(line)
     if ind > 3 and ind >= width:
         return None
@@ -295,8 +307,32 @@ def strip_block_comments(text: str) -> str:
     return "".join(out)
 
 
+def _plain(text: str) -> bool:
+    """No block structure that can hide an import: no fences, HTML, quotes, indented code."""
+    return not (
+        "```" in text
+        or "~~~" in text
+        or "<" in text
+        or ">" in text
+        or "\t" in text
+        or "\n    " in text
+        or text.startswith("    ")
+    )
+
+
 def import_texts(text: str) -> Iterator[str]:
     """The pieces of `text` in which Claude Code looks for `@imports`, in document order."""
+    if "<!--" in text:
+        # A closed comment is never scanned (its residue is); without backticks inside it
+        # cannot be part of a code span either, so it can go before looking for structure.
+        text = _PLAIN_COMMENT.sub("\n", text)
+    if _plain(text):
+        # Paragraphs, headings and list items are separate inline contexts; in a document
+        # without code blocks, HTML or quotes that is all the lexer would find.
+        for chunk in _CHUNKS.split(text):
+            if "@" in chunk:
+                yield inline_text(chunk)
+        return
     for block in lex(text):
         if "@" not in block.raw:
             continue

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Layer(enum.Enum):
@@ -57,8 +57,7 @@ class Why(enum.Enum):
     WORKSPACE = "workspace file"
 
 
-@dataclass(frozen=True, slots=True)
-class Reason:
+class Reason(NamedTuple):
     """Provenance: why a source was included, in words a person can check."""
 
     why: Why
@@ -69,16 +68,14 @@ class Reason:
     touched: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Stats:
+class Stats(NamedTuple):
     lines: int
     bytes: int
     chars: int
     tokens: int
 
 
-@dataclass(frozen=True, slots=True)
-class Cut:
+class Cut(NamedTuple):
     """Something the budgeter removed from a source: how much and why."""
 
     kind: str
@@ -88,8 +85,7 @@ class Cut:
     tokens: int
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     """A finding about one file (or the whole run): code, severity, one line of text."""
 
     code: str
@@ -101,8 +97,7 @@ class Diagnostic:
         return f"{self.path}: {self.severity.value}: {self.message} [{self.code}]"
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(NamedTuple):
     """One loaded piece of text and everything known about where it came from."""
 
     layer: Layer
@@ -114,7 +109,7 @@ class Source:
     tag: str
     original: Stats
     raw: str = ""
-    index: bool = False
+    is_index: bool = False
     cuts: tuple[Cut, ...] = ()
     paths: tuple[str, ...] = ()
     lazy: bool = False

@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import PolicyError
 from .model import Layer
@@ -24,8 +23,7 @@ BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
 PROJECT_CONFIG = ".ctxasm.toml"
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     file_chars: int = 0
     truncation_marker: str = "\n...(truncated)"
     skip_bytes: int = 4 * 1024 * 1024
@@ -35,23 +33,20 @@ class Limits:
     max_tokens: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ContentRules:
+class ContentRules(NamedTuple):
     strip_frontmatter: bool = True
     strip_html_comments: bool = True
     skip_empty: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class WorkspaceFile:
+class WorkspaceFile(NamedTuple):
     path: str
     tag: str
     layer: Layer
-    index: bool = False
+    is_index: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(NamedTuple):
     name: str
     origin: str
     discoverer: str

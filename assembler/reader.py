@@ -11,8 +11,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 
 class ReadStatus(Enum):
@@ -27,8 +27,7 @@ class ReadStatus(Enum):
     BINARY = "binary"
 
 
-@dataclass(frozen=True, slots=True)
-class ReadResult:
+class ReadResult(NamedTuple):
     status: ReadStatus
     text: str = ""
     size: int = 0

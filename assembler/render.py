@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from .errors import RenderError
@@ -35,12 +34,23 @@ def _environment() -> Any:
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        # Compiled templates are kept in jinja2's per-user cache directory (a private
+        # directory under the system temp dir, checked by jinja2), keyed by the template's
+        # name and source checksum: a cold `ctxasm render` skips compiling Jinja source.
+        bytecode_cache=_bytecode_cache(jinja2),
         autoescape=False,
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
     env.filters["json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
     return env
+
+
+def _bytecode_cache(jinja2: Any) -> Any:
+    try:
+        return jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):  # no usable temp directory: compile every time
+        return None
 
 
 def render(assembly: Assembly, fmt: str, *, date: str | None = None) -> str:
@@ -139,7 +149,7 @@ def to_json(assembly: Assembly, native: Sequence[Section]) -> dict[str, Any]:
             for s in native
         ],
         "sources": [_source_json(s) for s in assembly.sources],
-        "diagnostics": [asdict(d) | {"severity": d.severity.value} for d in assembly.diagnostics],
+        "diagnostics": [d._asdict() | {"severity": d.severity.value} for d in assembly.diagnostics],
         "stats": {
             "sources": sum(1 for s in assembly.sources if not s.dropped),
             "tokens": counter(text),
@@ -164,9 +174,9 @@ def _source_json(s: Source) -> dict[str, Any]:
             "pattern": s.reason.pattern,
             "touched": s.reason.touched,
         },
-        "stats": asdict(s.stats),
-        "original": asdict(s.original),
-        "cuts": [asdict(c) for c in s.cuts],
+        "stats": s.stats._asdict(),
+        "original": s.original._asdict(),
+        "cuts": [c._asdict() for c in s.cuts],
         "paths": list(s.paths),
         "lazy": s.lazy,
         "dropped": s.dropped,

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .content import Globs
-from .loader import Loaded, Loader, safe_resolve
+from .loader import Loaded, Loader
 from .model import Layer, Reason, Severity, Why
 
 
-@dataclass(frozen=True, slots=True)
-class RuleSet:
+class RuleSet(NamedTuple):
     """Which rules directory, whose rules, and how their globs are anchored."""
 
     directory: str
@@ -43,7 +42,7 @@ def _walk(loader: Loader, directory: str, visited: set[str]) -> Iterator[str]:
             "rules directory reached again through a symlink; not re-entered",
         )
         return
-    resolved, is_link, exists = safe_resolve(directory)
+    resolved, is_link, exists, _ = loader.resolve(directory)
     if not exists:
         return
     visited.add(directory)
@@ -74,7 +73,7 @@ def _walk(loader: Loader, directory: str, visited: set[str]) -> Iterator[str]:
         entries.sort(key=lambda e: e.name)
     for entry in entries:
         entry_path = os.path.join(directory, entry.name)
-        real, is_link, _ = safe_resolve(entry_path)
+        real, is_link, _, _ = loader.resolve(entry_path)
         try:
             is_dir = os.path.isdir(real) if is_link else entry.is_dir(follow_symlinks=False)
             is_file = os.path.isfile(real) if is_link else entry.is_file(follow_symlinks=False)

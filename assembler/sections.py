@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .model import Source
 from .policy import Policy
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(NamedTuple):
     """One rendered block: a source in its tag, or the boundary marker."""
 
     tag: str

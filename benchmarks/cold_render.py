@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from .harness import PROJECT, Check, heading, median, ms, python, row, venv_script
+from .harness import PROJECT, Check, compile_package, heading, median, ms, python, row, venv_script
 
 RATIO_TARGET = 1.25
 DEMO_ARGS = (
@@ -270,6 +270,7 @@ def breakdown(runs: int = 5) -> None:
 
 
 def run(runs: int = 21) -> list[Check]:
+    compile_package()
     heading("cold_render: `ctxasm render` (make demo) vs python -c 'import click, jinja2, ...'")
     cli, floor = commands()
     clis, floors, imports = interleaved([cli, floor, import_only()], runs)

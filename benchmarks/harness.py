@@ -89,3 +89,14 @@ def heading(title: str) -> None:
 
 def row(label: str, value: str) -> None:
     print(f"  {label:<44} {value}", flush=True)
+
+
+def compile_package() -> None:
+    """Write `assembler`'s bytecode, as `pip install` does for a wheel.
+
+    Without it, an editable checkout under `PYTHONDONTWRITEBYTECODE=1` (set on some machines)
+    recompiles every module from source on each start, which is not what users run.
+    """
+    import compileall
+
+    compileall.compile_dir(str(PROJECT / "assembler"), quiet=1)

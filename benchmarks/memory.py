@@ -23,7 +23,7 @@ import os
 import subprocess
 from typing import Any
 
-from .harness import PROJECT, Check, heading, median, python, row
+from .harness import PROJECT, Check, compile_package, heading, median, python, row
 from .monorepo import Monorepo, generate
 
 TARGET_MIB = 60.0
@@ -94,6 +94,7 @@ def run_args(m: Monorepo) -> list[str]:
 
 
 def run(runs: int = 5) -> list[Check]:
+    compile_package()
     heading("memory: peak RSS of a monorepo run (fresh process) vs the interpreter baseline")
     m = generate()
     args = run_args(m)
