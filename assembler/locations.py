@@ -179,7 +179,17 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path) -> Settings:
         if isinstance(data.get("autoMemoryDirectory"), str) and name != "project":
             directories[name] = data["autoMemoryDirectory"]
         if name == "policy" and isinstance(data.get("claudeMd"), str):
-            claude_md = data["claudeMd"]
+            # JSON may carry lone surrogates (`"\ud800"`); make them U+FFFD like a UTF-8 read.
+            raw = data["claudeMd"]
+            claude_md = raw.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+            if claude_md != raw:
+                problems.append(
+                    (
+                        "<managed-settings>",
+                        "claudeMd holds invalid Unicode (lone surrogates), replaced by U+FFFD: "
+                        f"fix {path}",
+                    )
+                )
     directory = next(
         (directories[n] for n in ("policy", "local", "user") if n in directories), None
     )

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from .content import Globs
 from .loader import Loaded, Loader
 from .model import Layer, Reason, Severity, Why
+from .reader import ReadResult, ReadStatus, probe
 
 
 class RuleSet(NamedTuple):
@@ -83,13 +84,35 @@ def _walk(loader: Loader, directory: str, visited: set[str]) -> Iterator[str]:
             yield from _walk(loader, real, visited)
         elif is_file and entry.name.endswith(".md"):
             yield real
-        elif entry.name.endswith(".md") and entry.is_symlink() and not is_link:
+        elif entry.name.endswith(".md"):
+            _note_unusable_rule(loader, entry_path)
+
+
+def _note_unusable_rule(loader: Loader, path: str) -> None:
+    """A `*.md` entry that is neither a directory nor a regular file: say why it is skipped."""
+    probed = probe(path)
+    if isinstance(probed, ReadResult):
+        if probed.status is ReadStatus.LOOP:
+            loader.note(
+                "skip-symlink-loop",
+                Severity.ERROR,
+                path,
+                "rule is a symlink loop; not loaded: fix the link",
+            )
+        elif probed.status is ReadStatus.BROKEN_LINK:
             loader.note(
                 "skip-broken-symlink",
                 Severity.WARNING,
-                entry_path,
-                "rule is a broken or looping symlink; fix the link",
+                path,
+                f"rule is a broken symlink ({probed.detail}); fix or remove the link",
             )
+        return
+    loader.note(
+        "skip-special",
+        Severity.ERROR,
+        path,
+        "rule is not a regular file (FIFO, socket or device); not read: make it a regular file",
+    )
 
 
 def load_rules(

@@ -24,7 +24,7 @@ def estimate_tokens(text: str) -> int:
     if text.isascii():
         return -(-len(text) // 4)
     ascii_chars = len(text.encode("ascii", "ignore"))
-    extra_bytes = len(text.encode("utf-8")) - len(text)
+    extra_bytes = len(text.encode("utf-8", "surrogatepass")) - len(text)
     # 4 ascii chars -> 1 token; every extra UTF-8 byte -> half a token (2-byte char: 0.5,
     # 3-byte char: 1, 4-byte char: 1.5). Work in quarters to round up exactly.
     quarters = ascii_chars + 2 * extra_bytes
