@@ -7,6 +7,7 @@ again, and it records a diagnostic for every file it does not load and why.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Mapping
@@ -113,7 +114,11 @@ class Loader:
         """
         try:
             st = os.lstat(path)
-        except (OSError, ValueError):
+        except OSError as err:
+            # Not there; but a directory we may not search hides a file: let reading say so.
+            exists = err.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG)
+            return Resolved(path, False, exists)
+        except ValueError:
             return _MISSING._replace(path=path)
         mode = st.st_mode
         if stat.S_ISLNK(mode):

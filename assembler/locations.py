@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _MAX_SLUG = 200
 _TRUTHY = frozenset({"1", "true", "yes", "on"})
 _FALSY = frozenset({"0", "false", "no", "off"})
@@ -141,8 +142,10 @@ def _read_json(path: Path) -> tuple[dict[str, Any] | None, str]:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         return None, ""
-    except (OSError, UnicodeDecodeError) as err:
-        return None, f"cannot read ({err}); fix its permissions or encoding"
+    except OSError as err:
+        return None, f"cannot read ({err.strerror}); fix its permissions"
+    except UnicodeDecodeError as err:
+        return None, f"not UTF-8 ({err.reason} at byte {err.start}); re-save it as UTF-8"
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
@@ -181,7 +184,7 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path) -> Settings:
         if name == "policy" and isinstance(data.get("claudeMd"), str):
             # JSON may carry lone surrogates (`"\ud800"`); make them U+FFFD like a UTF-8 read.
             raw = data["claudeMd"]
-            claude_md = raw.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+            claude_md = _LONE_SURROGATE.sub("\ufffd", raw)
             if claude_md != raw:
                 problems.append(
                     (
@@ -258,6 +261,8 @@ def display_path(path: str, project_root: str | Path, home: str | Path) -> str:
     deeper); else `../...` when it sits in a directory above the project root; else absolute.
     Plain string work: it runs for every candidate of every run.
     """
+    if not os.path.isabs(path):  # a pseudo path such as `<managed-settings>`
+        return path
     root, home_dir = os.fspath(project_root), os.fspath(home)
     in_project, in_home = _under(path, root), _under(path, home_dir)
     if in_home and (not in_project or _under(home_dir, root)):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -77,10 +79,23 @@ def test_golden_directory_holds_exactly_one_file_per_case_and_format() -> None:
     assert _golden_files() == GOLDEN_CASES
 
 
+@pytest.fixture
+def fixed_tmp() -> Iterator[Path]:
+    """A temporary directory whose path always has the same length (absolute paths appear in
+    some formats, and their lengths in the json stats)."""
+    path = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path)
+
+
 @pytest.mark.parametrize(("case", "fmt"), GOLDEN_CASES)
-def test_golden(case: str, fmt: str, tmp_path: Path, update_goldens: bool) -> None:
-    assembly = CASES[case](tmp_path)
-    actual = assembly.render(fmt, date="2026-11-30").replace(str(tmp_path), "<TMP>")
+def test_golden(case: str, fmt: str, fixed_tmp: Path, update_goldens: bool) -> None:
+    assembly = CASES[case](fixed_tmp)
+    actual = assembly.render(fmt, date="2026-11-30").replace(
+        str(fixed_tmp), "/tmp/ctxasm-golden-XXXXXXXX"
+    )
     _check(actual, GOLDEN / case / f"{fmt}.txt", update_goldens)
 
 
