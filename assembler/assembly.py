@@ -6,7 +6,7 @@ import datetime as dt
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import locations
 from .budget import apply_budget
@@ -18,6 +18,11 @@ from .model import Diagnostic, Severity, Source
 from .policy import Policy, resolve_policy
 from .sections import escape_content
 from .tokens import TokenCounter, estimate_tokens
+
+if TYPE_CHECKING:
+    from .observer import Observer
+    from .skills import Skill
+    from .tiers import RequestOptions
 
 PathLike = str | os.PathLike[str]
 
@@ -38,16 +43,31 @@ class Assembly(NamedTuple):
     max_tokens: int = 0
     date: str = ""
     counter: TokenCounter = estimate_tokens
+    skills: tuple[Skill, ...] = ()
 
     @property
     def text(self) -> str:
         """The native XML rendering."""
         return self.render("xml")
 
-    def render(self, fmt: str | None = None, *, date: str | None = None) -> str:
+    def render(
+        self,
+        fmt: str | None = None,
+        *,
+        date: str | None = None,
+        options: RequestOptions | None = None,
+    ) -> str:
+        """One output format; `options` shape the `anthropic` and `openai` requests."""
         from .render import render
 
-        return render(self, fmt or self.policy.format, date=date)
+        return render(self, fmt or self.policy.format, date=date, options=options)
+
+    def skill(self, name: str) -> str:
+        """The full text of a listed skill, read now (progressive disclosure: the index
+        carries only names and descriptions)."""
+        from .skills import find_skill, skill_text
+
+        return skill_text(find_skill(self.skills, name), self.policy.limits.skip_bytes)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -131,12 +151,16 @@ def assemble(
     max_tokens: int | None = None,
     counter: TokenCounter | None = None,
     now: dt.datetime | None = None,
+    environment: bool = False,
+    observer: Observer | None = None,
 ) -> Assembly:
     """Discover, budget and prepare the context an agent started in `cwd` would see.
 
     `policy` is a built-in name, a TOML path or a `Policy`; by default the project's
     `.ctxasm.toml` / `[tool.ctxasm]` if any, else `claude-code`. `home`, `managed_dir` and
-    `environ` default to the real machine; pass them to make a run hermetic.
+    `environ` default to the real machine; pass them to make a run hermetic. `environment`
+    adds the environment section (working directory, platform, git, date), always last.
+    `observer` listens to discovery (`explain`, the incremental `Assembler`).
     """
     env = dict(locations.default_environ() if environ is None else environ)
     home_dir = Path(home) if home is not None else locations.default_home()
@@ -145,8 +169,16 @@ def assemble(
     chosen = resolve_policy(policy, context.cwd, context.project_root)
     if chosen.discoverer == "claude-code":
         context = with_client_settings(context)
+    if observer is not None:
+        context = context._replace(observer=observer)
     count = counter or estimate_tokens
     discovery = _discover(context, chosen, count)
+    date = _today(env, now)
+    if environment:
+        from .environment import environment_source
+
+        added = environment_source(context, chosen, count, date)
+        discovery = discovery._replace(sources=(*discovery.sources, added))
     base = Assembly(
         policy=chosen,
         context=context,
@@ -155,8 +187,9 @@ def assemble(
         diagnostics=(),
         conditional=discovery.conditional,
         max_tokens=chosen.limits.max_tokens if max_tokens is None else max_tokens,
-        date=_today(env, now),
+        date=date,
         counter=count,
+        skills=discovery.skills,
     )
     result = _finish(base, discovered=discovery.sources, touched=(), extra=discovery.diagnostics)
     for path in touched:
@@ -169,4 +202,14 @@ def _discover(context: Context, policy: Policy, counter: TokenCounter) -> Discov
         from .bootstrap import discover_bootstrap
 
         return discover_bootstrap(context, policy, counter)
-    return discover_claude_code(context, policy, counter)
+    discovery = discover_claude_code(context, policy, counter)
+    if not policy.skills:
+        return discovery
+    from .skills import discover_skills
+
+    skills, index, notes = discover_skills(context, policy, counter)
+    return discovery._replace(
+        sources=(*discovery.sources, *((index,) if index else ())),
+        diagnostics=(*discovery.diagnostics, *notes),
+        skills=skills,
+    )

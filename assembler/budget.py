@@ -9,7 +9,6 @@ boundary when trimming is enough, dropped otherwise. Managed and base text is ne
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import ROUND_HALF_UP, Decimal
 
 from .model import Cut, Diagnostic, Layer, Severity, Source, Stats
 from .policy import Policy
@@ -64,6 +63,8 @@ def _index_at_utf16(text: str, units: int) -> int:
 
 def format_file_size(size: int) -> str:
     """Claude Code's `formatFileSize` (`24.4KB`, `1.5MB`, `512 bytes`)."""
+    from decimal import ROUND_HALF_UP, Decimal  # rarely needed: not imported at start-up
+
     value = Decimal(size) / 1024
     if value < 1:
         return f"{size} bytes"

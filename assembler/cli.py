@@ -12,15 +12,18 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from .errors import AssemblerError
 from .model import Diagnostic, Severity
 
+if TYPE_CHECKING:
+    from .tiers import RequestOptions
+
 F = TypeVar("F", bound=Callable[..., Any])
-FORMAT_CHOICES = ("xml", "markdown", "json", "claude-code")
+FORMAT_CHOICES = ("xml", "markdown", "json", "claude-code", "anthropic", "openai")
 
 
 def handle_errors(func: F) -> F:
@@ -87,6 +90,94 @@ def discovery_options(func: F) -> F:
     return func
 
 
+def _ttl(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    from .errors import CacheError
+    from .tiers import parse_ttl
+
+    for value in values:
+        try:
+            parse_ttl(value)
+        except CacheError as err:
+            raise click.BadParameter(str(err).removeprefix("ttl: ")) from None
+    return values
+
+
+def request_options(*, api: bool) -> Callable[[F], F]:
+    """The agent-facing options, handed to the command as `request` (a `RequestOptions`, or
+    None for the defaults) and `env` (add the environment section)."""
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            given = {
+                "ttl": kwargs.pop("ttl"),
+                "scope": kwargs.pop("scope"),
+                "model": kwargs.pop("model"),
+                "min_tokens": kwargs.pop("min_cache_tokens"),
+                "reserve_breakpoint": kwargs.pop("reserve_breakpoint"),
+                "openai_api": kwargs.pop("openai_api", "responses"),
+            }
+            kwargs["request"] = None  # the defaults: `ctxasm render` need not import tiers
+            chosen = [v for k, v in given.items() if k != "openai_api"]
+            if any(not (v is None or v is False or v == ()) for v in chosen) or (
+                given["openai_api"] != "responses"
+            ):
+                from .tiers import make_options
+
+                kwargs["request"] = make_options(**given)
+            return func(*args, **kwargs)
+
+        options = [
+            click.option(
+                "--env",
+                is_flag=True,
+                help="Add the environment section (cwd, platform, git branch and status, date), last.",
+            ),
+            click.option(
+                "--ttl",
+                multiple=True,
+                callback=_ttl,
+                metavar="5m|1h|TIER=5m|TIER=1h",
+                help="Cache TTL of every breakpoint, or of one tier (repeatable); longest first.",
+            ),
+            click.option(
+                "--scope",
+                type=click.Choice(("global",)),
+                help="Cache scope of the breakpoint that ends the static prefix.",
+            ),
+            click.option(
+                "--model", help="Model id; sets the minimum cacheable length (default 1,024)."
+            ),
+            click.option(
+                "--min-cache-tokens",
+                type=click.IntRange(min=0),
+                help="Minimum cacheable length in tokens (overrides --model).",
+            ),
+            click.option(
+                "--reserve-breakpoint",
+                is_flag=True,
+                help="Use at most 3 breakpoints: one stays free for the conversation.",
+            ),
+        ]
+        if api:
+            options.append(
+                click.option(
+                    "--api",
+                    "openai_api",
+                    type=click.Choice(("responses", "chat")),
+                    default="responses",
+                    show_default=True,
+                    help="Request shape of --format openai.",
+                )
+            )
+        decorated: Any = wrapper
+        for option in reversed(options):
+            decorated = option(decorated)
+        return decorated  # type: ignore[no-any-return]
+
+    return decorate
+
+
 def cli_environ(home: Path | None) -> dict[str, str]:
     """The process environment; with `--home`, minus `CLAUDE_CONFIG_DIR` (which would win)."""
     environ = dict(os.environ)
@@ -149,6 +240,7 @@ def cli() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write here (atomically) instead of stdout.",
 )
+@request_options(api=True)
 @handle_errors
 def render(
     path: Path,
@@ -160,6 +252,8 @@ def render(
     fmt: str | None,
     date: str | None,
     out: Path | None,
+    env: bool,
+    request: RequestOptions | None,
 ) -> None:
     """Print the context an agent started in PATH would see."""
     from .assembly import assemble
@@ -172,10 +266,214 @@ def render(
         environ=cli_environ(home),
         touched=touch,
         max_tokens=max_tokens,
+        environment=env,
     )
-    write_output(assembly.render(fmt, date=date), out)
+    write_output(assembly.render(fmt, date=date, options=request), out)
     report(assembly.diagnostics)
     sys.exit(1 if assembly.errors else 0)
+
+
+def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+
+
+@cli.command()
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--cwd",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also check the whole context of this directory.",
+)
+@discovery_options
+@click.option(
+    "--select", multiple=True, help="Only these codes or prefixes (comma-separated, repeatable)."
+)
+@click.option(
+    "--ignore", multiple=True, help="Skip these codes or prefixes (comma-separated, repeatable)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", "sarif")),
+    default="text",
+    show_default=True,
+)
+@handle_errors
+def lint(
+    files: tuple[Path, ...],
+    cwd: Path | None,
+    policy: str | None,
+    touch: tuple[Path, ...],
+    home: Path | None,
+    managed_dir: Path | None,
+    max_tokens: int | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fmt: str,
+) -> None:
+    """Check instruction files (all of them under . when FILES is empty)."""
+    from .lint import lint as run_lint
+    from .lint_report import render as render_findings
+
+    result = run_lint(
+        files, cwd=cwd, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
+        max_tokens=max_tokens, select=_codes(select), ignore=_codes(ignore),
+    )  # fmt: skip
+    write_output(render_findings(result.findings, fmt), None)
+    if fmt == "text" and result.findings:
+        click.echo(
+            f"{len(result.findings)} finding(s) in {len(result.files)} file(s) checked", err=True
+        )
+    sys.exit(1 if result.failed else 0)
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(path_type=Path))
+@discovery_options
+@request_options(api=False)
+@click.option(
+    "--against",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A snapshot (from --save) to compare with: the first diverging tier and the cost.",
+)
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write this run's snapshot here (hashes and token counts, no text).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@handle_errors
+def cache(
+    path: Path,
+    policy: str | None,
+    touch: tuple[Path, ...],
+    home: Path | None,
+    managed_dir: Path | None,
+    max_tokens: int | None,
+    env: bool,
+    request: RequestOptions | None,
+    against: Path | None,
+    save: Path | None,
+    as_json: bool,
+) -> None:
+    """Per tier: tokens, hash and breakpoints; against a snapshot: where the cache breaks."""
+    from .assembly import assemble
+    from .cache import build_report, load_snapshot, report_json, report_text, snapshot_text
+    from .tiers import plan_for
+
+    previous = load_snapshot(against) if against else None
+    assembly = assemble(
+        path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
+        touched=touch, max_tokens=max_tokens, environment=env,
+    )  # fmt: skip
+    result = build_report(plan_for(assembly, request), previous)
+    if save:
+        write_output(snapshot_text(result.snapshot), save)
+    write_output(report_json(result) if as_json else report_text(result, str(against)), None)
+    report(assembly.diagnostics)
+    sys.exit(1 if assembly.errors else 0)
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(path_type=Path))
+@discovery_options
+@click.option(
+    "--json", "as_json", is_flag=True, help="The same facts as JSON (schema in the README)."
+)
+@click.option(
+    "--all", "show_all", is_flag=True, help="Also list candidate locations that do not exist."
+)
+@handle_errors
+def explain(
+    path: Path,
+    policy: str | None,
+    touch: tuple[Path, ...],
+    home: Path | None,
+    managed_dir: Path | None,
+    max_tokens: int | None,
+    as_json: bool,
+    show_all: bool,
+) -> None:
+    """Every candidate source in load order: why it is there, its size, what became of it."""
+    from .explain import explain as run_explain
+    from .explain_view import json_text, show
+
+    result = run_explain(
+        path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
+        touched=touch, max_tokens=max_tokens,
+    )  # fmt: skip
+    if as_json:
+        write_output(json_text(result, show_all=show_all), None)
+    else:
+        show(
+            result,
+            file=sys.stdout,
+            environ=os.environ,
+            is_tty=sys.stdout.isatty(),
+            show_all=show_all,
+        )
+    sys.exit(1 if result.assembly.errors else 0)
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(path_type=Path))
+@discovery_options
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMAT_CHOICES),
+    help="Output format (default: the policy's, xml).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Rewrite this file (atomically) instead of printing.",
+)
+@click.option(
+    "--debounce",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Milliseconds of quiet before rendering again.",
+)
+@handle_errors
+def watch(
+    path: Path,
+    policy: str | None,
+    touch: tuple[Path, ...],
+    home: Path | None,
+    managed_dir: Path | None,
+    max_tokens: int | None,
+    fmt: str | None,
+    out: Path | None,
+    debounce: int,
+) -> None:
+    """Render again whenever a source, or a place where one could appear, changes."""
+    import contextlib
+
+    from .incremental import Assembler
+    from .watch import Watcher, printable
+
+    assembler = Assembler(
+        path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
+        max_tokens=max_tokens,
+    )  # fmt: skip
+    with (
+        Watcher(
+            assembler,
+            render=lambda a: a.render(fmt),
+            touched=touch,
+            debounce=debounce / 1000,
+            out=out,
+        ) as watcher,
+        contextlib.suppress(KeyboardInterrupt),  # Ctrl-C is how a watch ends: exit 0
+    ):
+        for update in watcher.updates():
+            if update.text is not None:
+                write_output(update.text if out else printable(update.text), out)
+            click.echo(update.line, err=True)
+            report(update.diagnostics)
+    sys.exit(0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import DiscoveryError
 from .loader import Context, Loaded, Loader, make_stats
@@ -33,15 +33,20 @@ from .policy import Policy
 from .rules import RuleSet, load_rules
 from .tokens import TokenCounter
 
+if TYPE_CHECKING:
+    from .skills import Skill
+
 MANAGED_SETTINGS_DISPLAY = "<managed-settings>"
 
 
 class Discovery(NamedTuple):
-    """What discovery found: sources in load order, diagnostics, and the conditional rules."""
+    """What discovery found: sources in load order, diagnostics, the conditional rules, and
+    the skills listed in the skills index (the index itself is one of the sources)."""
 
     sources: tuple[Source, ...]
     diagnostics: tuple[Diagnostic, ...]
     conditional: tuple[Source, ...] = ()
+    skills: tuple[Skill, ...] = ()
 
 
 def build_context(cwd: Path, home: Path, managed_dir: Path, environ: Mapping[str, str]) -> Context:
@@ -212,6 +217,10 @@ def auto_memory_path(ctx: Context) -> Path | None:
 def _auto_memory(ctx: Context, loader: Loader) -> Loaded | None:
     """MEMORY.md: read like any file but never excluded, never importing, cut by the budgeter."""
     path = auto_memory_path(ctx)
+    reason = Reason(Why.AUTO_MEMORY, "auto memory index of the project")
+    if path is not None:
+        loader.trace(str(path), Layer.MEMORY, reason)
+        ctx.observe(str(path))
     if path is None or os.path.normpath(path) in loader.processed:
         return None
     if not os.path.lexists(path):
@@ -228,7 +237,7 @@ def _auto_memory(ctx: Context, loader: Loader) -> Loaded | None:
         layer=Layer.MEMORY,
         path=str(path),
         display=ctx.display(str(path)),
-        reason=Reason(Why.AUTO_MEMORY, "auto memory index of the project"),
+        reason=reason,
         content=content,
         raw=text,
         stats=stats,

@@ -25,3 +25,11 @@ class BudgetError(AssemblerError):
 
 class RenderError(AssemblerError):
     """An unknown format or a template that cannot be found or rendered."""
+
+
+class SkillError(AssemblerError):
+    """A skill asked for by name that is not listed or cannot be read."""
+
+
+class CacheError(AssemblerError):
+    """Cache options that the API would reject, or a snapshot that cannot be used."""

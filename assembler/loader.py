@@ -12,7 +12,7 @@ import os
 import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import content as fm
 from .imports import find_imports, has_text_extension
@@ -22,6 +22,9 @@ from .model import Diagnostic, Layer, Reason, Severity, Source, Stats, Why
 from .policy import Policy
 from .reader import ReadResult, ReadStatus, read_text
 from .tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from .observer import Observer
 
 
 class Context(NamedTuple):
@@ -37,9 +40,16 @@ class Context(NamedTuple):
     project_root: Path
     settings: Settings
     include_external: bool
+    # `explain` and the incremental `Assembler` listen to the run through it; None otherwise.
+    observer: Observer | None = None
 
     def display(self, path: str) -> str:
         return display_path(path, self.project_root, self.home)
+
+    def observe(self, path: str) -> None:
+        """Say that the result depends on `path` (for stages that read without a `Loader`)."""
+        if self.observer is not None:
+            self.observer.saw(path)
 
 
 class Loaded(NamedTuple):
@@ -87,6 +97,7 @@ class Loader:
         "ctx",
         "deferred",
         "diagnostics",
+        "observer",
         "policy",
         "processed",
     )
@@ -106,12 +117,15 @@ class Loader:
         self.deferred: list[Loaded] = []
         self._exclude: Callable[[str], bool] | None = None
         self._real_dirs: dict[str, str] = {}
+        self.observer = ctx.observer
 
     def resolve(self, path: str) -> Resolved:
         """The real path of `path` with one `lstat` (directories' real paths are cached).
 
         FIFOs, sockets and devices are returned unresolved; any error gives the path itself.
         """
+        if self.observer is not None:
+            self.observer.saw(path)
         try:
             st = os.lstat(path)
         except OSError as err:
@@ -154,7 +168,15 @@ class Loader:
     # --- diagnostics ----------------------------------------------------------------------
 
     def note(self, code: str, severity: Severity, path: str, message: str) -> None:
-        self.diagnostics.append(Diagnostic(code, severity, self.ctx.display(path), message))
+        diagnostic = Diagnostic(code, severity, self.ctx.display(path), message)
+        self.diagnostics.append(diagnostic)
+        if self.observer is not None:
+            self.observer.noted(path, diagnostic)
+
+    def trace(self, path: str, layer: Layer, reason: Reason) -> None:
+        """Tell the observer that `path` is about to be considered as a source."""
+        if self.observer is not None:
+            self.observer.candidate(path, layer, reason)
 
     def _read_failure(self, path: str, result: ReadResult, what: str) -> None:
         if result.status is ReadStatus.MISSING:
@@ -202,6 +224,14 @@ class Loader:
         self, path: str, what: str, st: os.stat_result | None = None
     ) -> tuple[fm.Frontmatter, str, str] | None:
         """(frontmatter, body without it, body without block comments), or None (noted)."""
+        if self.observer is not None:
+            return self.observer.read(self, path, what, st)
+        return self.read_file(path, what, st)
+
+    def read_file(
+        self, path: str, what: str, st: os.stat_result | None = None
+    ) -> tuple[fm.Frontmatter, str, str] | None:
+        """`read` without the observer: always reads the file."""
         result = read_text(path, self.policy.limits.skip_bytes, st)
         if not result.ok:
             self._read_failure(path, result, what)
@@ -239,6 +269,7 @@ class Loader:
         lazy: bool = False,
     ) -> list[Loaded]:
         """The file and (depth-first, right after it) what it imports; [] when skipped."""
+        self.trace(path, layer, reason)
         norm = os.path.normpath(path)
         if norm in self.processed:
             if depth:
@@ -324,9 +355,18 @@ class Loader:
             paths=globs.patterns if globs else (),
             lazy=lazy,
         )
+        if self.observer is not None:
+            self.observer.loaded(source)
         out = [Loaded(source, globs)]
         for token, target in imports:
+            child = Reason(
+                Why.IMPORT,
+                f"imported by {self.ctx.display(path)} (@{token}) at depth {depth + 1}",
+                parent=self.ctx.display(path),
+                depth=depth + 1,
+            )
             if not include_external and not is_within(target, str(self.ctx.cwd)):
+                self.trace(target, layer, child)
                 self.note(
                     "import-external",
                     Severity.WARNING,
@@ -335,12 +375,6 @@ class Loader:
                     "the client drops it unless external imports are approved in ~/.claude.json",
                 )
                 continue
-            child = Reason(
-                Why.IMPORT,
-                f"imported by {self.ctx.display(path)} (@{token}) at depth {depth + 1}",
-                parent=self.ctx.display(path),
-                depth=depth + 1,
-            )
             out.extend(
                 self.load(
                     target,

@@ -55,6 +55,8 @@ class Why(enum.Enum):
     NESTED = "nested directory of a touched path"
     RULE_MATCHED = "conditional rule matched a touched path"
     WORKSPACE = "workspace file"
+    SKILLS = "skills index"
+    ENVIRONMENT = "environment"
 
 
 class Reason(NamedTuple):

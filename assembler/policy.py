@@ -64,6 +64,10 @@ class Policy(NamedTuple):
     tags: tuple[tuple[Layer, str], ...] = ()
     workspace: tuple[WorkspaceFile, ...] = ()
     missing_text: str = "(file not found)"
+    skills: bool = True  # the `<skills>` index (claude-code discoverer only)
+    lint_select: tuple[str, ...] = ()
+    lint_ignore: tuple[str, ...] = ()
+    lint_severity: tuple[tuple[str, str], ...] = ()
 
     def tag_for(self, layer: Layer) -> str:
         return dict(self.tags).get(layer, layer.value)
@@ -101,6 +105,7 @@ _INT, _STR, _BOOL = (
     (_is_bool, "true or false"),
 )
 _LAYER = (_one_of(*_LAYERS), f"one of {', '.join(_LAYERS)}")
+_LINT_LEVELS = ("error", "warning", "info", "off")
 
 _WORKSPACE_FILE: dict[str, Any] = {
     "path": _STR,
@@ -135,6 +140,15 @@ _SCHEMA: dict[str, Any] = {
     },
     "tags": dict.fromkeys(_LAYERS, _STR),
     "workspace": {"missing": _STR, "files": [_WORKSPACE_FILE]},
+    "skills": {"enabled": _BOOL},
+    "lint": {
+        "select": (_list_of(_is_str), "a list of codes or code prefixes"),
+        "ignore": (_list_of(_is_str), "a list of codes or code prefixes"),
+        "severity": (
+            lambda v: isinstance(v, dict) and all(x in _LINT_LEVELS for x in v.values()),
+            'a table of CODE = "error" | "warning" | "info" | "off"',
+        ),
+    },
 }
 
 
@@ -255,6 +269,10 @@ def _build(doc: Mapping[str, Any], origin: str) -> Policy:
         tags=tuple((Layer(k), v) for k, v in sorted(doc.get("tags", {}).items())),
         workspace=files,
         missing_text=workspace.get("missing", "(file not found)"),
+        skills=doc.get("skills", {}).get("enabled", True),
+        lint_select=tuple(doc.get("lint", {}).get("select", ())),
+        lint_ignore=tuple(doc.get("lint", {}).get("ignore", ())),
+        lint_severity=tuple(sorted(doc.get("lint", {}).get("severity", {}).items())),
     )
 
 

@@ -10,14 +10,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .errors import RenderError
-from .model import Layer, Severity, Source
+from .model import Layer, Severity, Source, Why
 from .resources import data_dir
 from .sections import Section, escape_content, ordered, sections
 
 if TYPE_CHECKING:
     from .assembly import Assembly
+    from .tiers import RequestOptions
 
-FORMATS = ("xml", "markdown", "json", "claude-code")
+FORMATS = ("xml", "markdown", "json", "claude-code", "anthropic", "openai")
 
 # Claude Code's per-type descriptions (SPEC section 4, observed on 2.1.x).
 DESCRIPTIONS = {
@@ -53,7 +54,13 @@ def _bytecode_cache(jinja2: Any) -> Any:
         return None
 
 
-def render(assembly: Assembly, fmt: str, *, date: str | None = None) -> str:
+def render(
+    assembly: Assembly,
+    fmt: str,
+    *,
+    date: str | None = None,
+    options: RequestOptions | None = None,
+) -> str:
     if fmt not in FORMATS:
         raise RenderError(f"{fmt}: unknown format; choose one of {', '.join(FORMATS)}")
     import jinja2
@@ -64,10 +71,17 @@ def render(assembly: Assembly, fmt: str, *, date: str | None = None) -> str:
         raise RenderError(
             f"{fmt}.j2: template missing from {data_dir('templates')}; reinstall ctxasm"
         ) from None
-    return str(template.render(**_context(assembly, fmt, date or assembly.date)))
+    return str(template.render(**_context(assembly, fmt, date or assembly.date, options)))
 
 
-def _context(assembly: Assembly, fmt: str, date: str) -> dict[str, Any]:
+def _context(
+    assembly: Assembly, fmt: str, date: str, options: RequestOptions | None = None
+) -> dict[str, Any]:
+    if fmt in ("anthropic", "openai"):
+        from . import provider
+
+        build = provider.anthropic_request if fmt == "anthropic" else provider.openai_request
+        return {"request": build(assembly, options)}
     native = sections(assembly.sources, assembly.policy)
     if fmt == "xml":
         return {"sections": native}
@@ -85,6 +99,9 @@ def _context(assembly: Assembly, fmt: str, date: str) -> dict[str, Any]:
     return {"data": to_json(assembly, native)}
 
 
+_NOT_CLAUDE_MD = frozenset({Why.SKILLS, Why.ENVIRONMENT})
+
+
 def _claude_code(sources: Sequence[Source], date: str) -> dict[str, Any]:
     live = [s for s in sources if not s.dropped]
     entries = [
@@ -94,7 +111,8 @@ def _claude_code(sources: Sequence[Source], date: str) -> dict[str, Any]:
             "content": s.content.strip(),
         }
         for s in live
-        if not s.lazy and s.content.strip()
+        # The skills index and the environment are ours: the client sends them elsewhere.
+        if not s.lazy and s.content.strip() and s.reason.why not in _NOT_CLAUDE_MD
     ]
     reminders = [{"path": s.path, "content": s.content} for s in live if s.lazy]
     return {"entries": entries, "reminders": reminders, "date": date}

@@ -70,6 +70,8 @@ def _walk(loader: Loader, directory: str, visited: set[str]) -> Iterator[str]:
             f"rules directory cannot be listed ({err.strerror})",
         )
         return
+    if loader.observer is not None:
+        loader.observer.listed(resolved)
     if loader.policy.rules_order == "name":
         entries.sort(key=lambda e: e.name)
     for entry in entries:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .model import Source
+from .model import Layer, Source
 from .policy import Policy
 
 
@@ -56,7 +56,9 @@ def sections(sources: Sequence[Source], policy: Policy) -> list[Section]:
     """The native (xml/markdown) sequence of sections, with the boundary where it belongs."""
     out: list[Section] = []
     items = ordered(sources, policy)
-    static = set(policy.static_layers)
+    # The environment (cwd, git status, date) is per machine and moment: never before the
+    # boundary, whatever a policy lists.
+    static = set(policy.static_layers) - {Layer.ENVIRONMENT}
     last_static = max((i for i, s in enumerate(items) if s.layer in static), default=-1)
     for i, source in enumerate(items):
         if i == last_static + 1 and policy.boundary:

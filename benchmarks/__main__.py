@@ -14,7 +14,7 @@ import time
 import traceback
 from collections.abc import Callable
 
-from . import assemble_deep, cold_render, corpus, memory, monorepo
+from . import assemble_deep, cache_cost, cold_render, corpus, lint_speed, memory, monorepo
 from .harness import Check, heading
 
 
@@ -31,6 +31,8 @@ def suites(quick: bool) -> dict[str, Callable[[], list[Check]]]:
         "assemble_deep": lambda: assemble_deep.run(60 if quick else 150),
         "memory": lambda: memory.run(3 if quick else 5),
         "corpus": lambda: corpus.run(),
+        "cache_cost": lambda: cache_cost.run(10 if quick else 20),
+        "lint": lambda: lint_speed.run(15 if quick else 21),
     }
 
 

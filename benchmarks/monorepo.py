@@ -487,6 +487,10 @@ def expected_io(layout: Layout, root: Path, cwd: Path) -> Expected:
     ]
     repo = root / "repo"
     missing += [d / ".git" for d in (cwd, *cwd.parents) if d.is_relative_to(repo)]
+    # Skills (SPEC section 4): the user's skills directory and `.claude/skills` from cwd up to
+    # the git root. This tree has none, so each is one stat.
+    missing.append(root / "home" / ".claude" / "skills")
+    missing += [d / ".claude" / "skills" for d in (cwd, *cwd.parents) if d.is_relative_to(repo)]
     return Expected(tuple(read), tuple(missing), tuple(listed), tuple(loaded), tuple(unmodelled))
 
 

@@ -1,0 +1,138 @@
+"""`ctxasm lint`: cold start on one file, and throughput over the synthetic monorepo.
+
+1. Cold `ctxasm lint CLAUDE.md` (the demo repository's root CLAUDE.md, laid out as its own git
+   repository) vs the floor `python -c "import click, yaml, pathspec"`, fresh processes,
+   interleaved; target ratio <= 1.2. Also checks that lint never imports jinja2/watchdog/rich.
+2. Every instruction file of the 10,000-directory monorepo, linted in one process: files per
+   second, and the ratio to reading the same files with plain Python (open + read + decode).
+
+    python -m benchmarks.lint_speed [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from .cold_render import interleaved
+from .harness import (
+    PROJECT,
+    WORK,
+    Check,
+    compile_package,
+    heading,
+    median,
+    ms,
+    python,
+    row,
+    venv_script,
+)
+from .monorepo import generate
+
+RATIO_TARGET = 1.2
+FLOOR_CODE = "import click, yaml, pathspec"
+
+
+def demo_repo() -> Path:
+    """fixtures/demo/repo copied to its own git repository (as a user's repo would be)."""
+    target = WORK / "lint-demo-repo"
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(PROJECT / "fixtures" / "demo" / "repo", target)
+    subprocess.run(["git", "init", "-q", str(target)], check=True)
+    subprocess.run(["git", "-C", str(target), "add", "-A"], check=True)
+    return target
+
+
+def cold(runs: int) -> Check:
+    repo = demo_repo()
+    demo = PROJECT / "fixtures" / "demo"
+    lint_cmd = [
+        venv_script("ctxasm"), "lint", str(repo / "CLAUDE.md"),
+        "--home", str(demo / "home"), "--managed-dir", str(demo / "managed"),
+    ]  # fmt: skip
+    floor_cmd = [python(), "-c", FLOOR_CODE]
+    ours, floor = interleaved([lint_cmd, floor_cmd], runs)
+    ratio = median(ours) / median(floor)
+    row(f"floor ({FLOOR_CODE}), {runs} runs median", ms(median(floor)))
+    row(f"ctxasm lint CLAUDE.md, {runs} runs median", ms(median(ours)))
+    row("ratio lint / floor (medians)", f"{ratio:.2f}x")
+    probe = (
+        "import sys\nfrom assembler.cli import main\n"
+        f"main(['lint', {str(repo / 'CLAUDE.md')!r}, '--home', {str(demo / 'home')!r}, '--managed-dir', {str(demo / 'managed')!r}])\n"
+    )
+    done = subprocess.run(
+        [python(), "-c", probe + ""], capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+    )  # fmt: skip
+    heavy = sorted(
+        {
+            line.split("|")[-1].strip().split(".")[0]
+            for line in done.stderr.splitlines()
+            if line.startswith("import time:")
+        }
+        & {"jinja2", "watchdog", "rich"}
+    )
+    row("heavy modules imported by lint", ", ".join(heavy) or "none")
+    return Check(
+        "lint cold: ctxasm lint CLAUDE.md / import floor (medians)",
+        round(ratio, 2),
+        RATIO_TARGET,
+        "x",
+    )
+
+
+def throughput() -> list[Check]:
+    from assembler.lint import INSTRUCTION_FILE, lint
+
+    mono = generate()
+    files = sorted(
+        p
+        for p in mono.repo.rglob("*")
+        if p.is_file() and INSTRUCTION_FILE.search(p.relative_to(mono.repo).as_posix())
+    )
+    start = time.perf_counter()
+    for path in files:
+        with path.open("rb") as f:
+            f.read().decode("utf-8", "replace")
+    floor = time.perf_counter() - start
+    start = time.perf_counter()
+    result = lint(
+        [str(p) for p in files],
+        base=mono.repo,
+        home=mono.home,
+        managed_dir=mono.managed,
+        environ={},
+    )
+    elapsed = time.perf_counter() - start
+    row("instruction files in the monorepo", f"{len(files):,}")
+    row("findings", f"{len(result.findings):,}")
+    row("lint: all files in one process", f"{ms(elapsed)} ({len(files) / elapsed:,.0f} files/s)")
+    row("plain read of the same files", f"{ms(floor)} ({len(files) / floor:,.0f} files/s)")
+    row("ratio lint / plain read", f"{elapsed / floor:.0f}x")
+    return []
+
+
+def run(runs: int = 21) -> list[Check]:
+    compile_package()
+    heading("lint: cold start and monorepo throughput")
+    checks = [cold(runs)]
+    checks += throughput()
+    return checks
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.lint_speed")
+    parser.add_argument("--runs", type=int, default=21)
+    args = parser.parse_args(argv)
+    for check in run(args.runs):
+        print(check.line())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
