@@ -469,10 +469,10 @@ def watch(
         contextlib.suppress(KeyboardInterrupt),  # Ctrl-C is how a watch ends: exit 0
     ):
         for update in watcher.updates():
-            if update.text is not None:
-                write_output(update.text if out else printable(update.text), out)
             click.echo(update.line, err=True)
             report(update.diagnostics)
+            if update.text is not None:
+                write_output(update.text if out else printable(update.text), out)
     sys.exit(0)
 
 

@@ -220,7 +220,6 @@ def _auto_memory(ctx: Context, loader: Loader) -> Loaded | None:
     reason = Reason(Why.AUTO_MEMORY, "auto memory index of the project")
     if path is not None:
         loader.trace(str(path), Layer.MEMORY, reason)
-        ctx.observe(str(path))
     if path is None or os.path.normpath(path) in loader.processed:
         return None
     if not os.path.lexists(path):

@@ -177,7 +177,7 @@ def _table(rows: Sequence[Row], color: bool) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
     for name in ("#", "layer"):
         table.add_column(name, no_wrap=True)
     table.add_column("source (why it is there)", overflow="fold")

@@ -14,7 +14,17 @@ import time
 import traceback
 from collections.abc import Callable
 
-from . import assemble_deep, cache_cost, cold_render, corpus, lint_speed, memory, monorepo
+from . import (
+    assemble_deep,
+    cache_cost,
+    cold_render,
+    corpus,
+    lint_speed,
+    memory,
+    monorepo,
+    reassemble,
+    watch_latency,
+)
 from .harness import Check, heading
 
 
@@ -33,6 +43,8 @@ def suites(quick: bool) -> dict[str, Callable[[], list[Check]]]:
         "corpus": lambda: corpus.run(),
         "cache_cost": lambda: cache_cost.run(10 if quick else 20),
         "lint": lambda: lint_speed.run(15 if quick else 21),
+        "reassemble": lambda: reassemble.run(100 if quick else 300),
+        "watch_latency": lambda: watch_latency.run(20 if quick else 50),
     }
 
 
