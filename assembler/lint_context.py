@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +22,10 @@ from .policy import Policy
 if TYPE_CHECKING:
     from .assembly import Assembly
     from .discover import Discovery
-    from .loader import Context
+    from .incremental import ReadCache
+    from .loader import Context, Loader
+    from .model import Diagnostic, Layer, Reason, Source
+    from .observer import Processed
 
 _MIN_PARAGRAPH = 40
 _LOADS_AT_START = frozenset({"claude", "local", "rule"})
@@ -60,6 +64,9 @@ class ContextChecker:
         self._assemblies: dict[Path, Assembly] = {}
         self._discoveries: dict[Path, tuple[Context, Discovery]] = {}
         self._claude = policy.discoverer == "claude-code"  # these checks model Claude Code
+        self._reads: _SharedReads | None = None
+        self._realpaths: dict[str, str] = {}
+        self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def discovery(self, cwd: Path) -> tuple[Context, Discovery]:
         """What loads at start in `cwd` (no budget, no rendering: cheaper than an assembly)."""
@@ -70,6 +77,8 @@ class ContextChecker:
             ctx = with_client_settings(
                 build_context(cwd, self.home, self.managed_dir, self.environ)
             )
+            if self._discoveries:  # more than one directory: read each file once per run
+                ctx = ctx._replace(observer=self._shared_reads())
             self._discoveries[cwd] = (ctx, discover_claude_code(ctx, self.policy, estimate_tokens))
         return self._discoveries[cwd]
 
@@ -87,16 +96,37 @@ class ContextChecker:
             )
         return self._assemblies[cwd]
 
+    def _real(self, path: str) -> str:
+        real = self._realpaths.get(path)
+        if real is None:
+            real = self._realpaths[path] = os.path.realpath(path)
+        return real
+
+    def _paragraphs_of(self, path: str, content: str) -> tuple[str, ...]:
+        """A source's paragraphs; the same file loads for many directories of one run."""
+        key = (path, content)
+        found = self._paragraph_cache.get(key)
+        if found is None:
+            found = self._paragraph_cache[key] = tuple(p for _, p in _paragraphs(content))
+        return found
+
+    def _shared_reads(self) -> _SharedReads:
+        if self._reads is None:
+            from .incremental import ReadCache
+
+            self._reads = _SharedReads(ReadCache())
+        return self._reads
+
     def duplicates(self, info: FileInfo, text: str, body: str) -> list[Finding]:
         """Paragraphs of this file that another file loading with it already says."""
         if not self._claude or info.kind not in _LOADS_AT_START or not info.load_dir.is_dir():
             return []
-        me = os.path.realpath(info.path)
+        me = self._real(str(info.path))
         others: dict[str, str] = {}
         for source in self.discovery(info.load_dir)[1].sources:
-            if os.path.realpath(source.path) == me:
+            if self._real(source.path) == me:
                 continue
-            for _, paragraph in _paragraphs(source.content):
+            for paragraph in self._paragraphs_of(source.path, source.content):
                 others.setdefault(paragraph, source.display)
         out = []
         base = len(text) - len(body)
@@ -193,6 +223,34 @@ class ContextChecker:
                 f"{budget:,}-token budget: shorten the largest sources: {names}",
             )
         ]
+
+
+class _SharedReads:
+    """An observer that only shares processed files between the directories of one lint run."""
+
+    def __init__(self, cache: ReadCache) -> None:
+        self.cache = cache
+        self.since = time.time_ns()
+
+    def candidate(self, path: str, layer: Layer, reason: Reason) -> None:
+        pass
+
+    def saw(self, path: str) -> None:
+        pass
+
+    def listed(self, directory: str) -> None:
+        pass
+
+    def loaded(self, source: Source) -> None:
+        pass
+
+    def noted(self, path: str, diagnostic: Diagnostic) -> None:
+        pass
+
+    def read(
+        self, loader: Loader, path: str, what: str, st: os.stat_result | None
+    ) -> Processed | None:
+        return self.cache.read(loader, path, what, st, self.since)
 
 
 def _relative(path: str, base: Path) -> str:
