@@ -223,23 +223,27 @@ def cli() -> None:
     """Assemble, preview and check the instruction context an agent loads."""
 
 
-@cli.command()
-@click.argument("path", default=".", type=click.Path(path_type=Path))
-@discovery_options
-@click.option(
+format_option = click.option(
     "--format",
     "fmt",
     type=click.Choice(FORMAT_CHOICES),
     help="Output format (default: the policy's, xml).",
 )
+out_option = click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here (atomically: temporary file + rename) instead of stdout.",
+)
+
+
+@cli.command()
+@click.argument("path", default=".", type=click.Path(path_type=Path))
+@discovery_options
+@format_option
 @click.option(
     "--date", callback=_date, help="Date for the claude-code format (YYYY-MM-DD; default today)."
 )
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here (atomically) instead of stdout.",
-)
+@out_option
 @request_options(api=True)
 @handle_errors
 def render(
@@ -418,17 +422,8 @@ def explain(
 @cli.command()
 @click.argument("path", default=".", type=click.Path(path_type=Path))
 @discovery_options
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMAT_CHOICES),
-    help="Output format (default: the policy's, xml).",
-)
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Rewrite this file (atomically) instead of printing.",
-)
+@format_option
+@out_option
 @click.option(
     "--debounce",
     type=click.IntRange(min=0),

@@ -32,12 +32,13 @@ from . import locations
 from .assembly import Assembly, assemble
 from .discover import build_context
 from .errors import AssemblerError
+from .observer import QuietObserver
 from .policy import PROJECT_CONFIG, Policy, find_project_config
 from .tokens import TokenCounter, estimate_tokens
 
 if TYPE_CHECKING:
     from .loader import Context, Loader
-    from .model import Diagnostic, Layer, Reason, Severity, Source
+    from .model import Layer, Reason, Severity
     from .observer import Processed
 
 PathLike = str | os.PathLike[str]
@@ -159,7 +160,7 @@ class ReadCache:
         self._used_before, self._used = self._used, set()
 
 
-class Recorder:
+class Recorder(QuietObserver):
     """The observer of one run of an `Assembler`: each path's signature when first seen."""
 
     __slots__ = ("listed_dirs", "reads", "seen", "since")
@@ -180,12 +181,6 @@ class Recorder:
     def listed(self, directory: str) -> None:
         self.saw(directory)
         self.listed_dirs[directory] = None
-
-    def loaded(self, source: Source) -> None:
-        pass
-
-    def noted(self, path: str, diagnostic: Diagnostic) -> None:
-        pass
 
     def read(
         self, loader: Loader, path: str, what: str, st: os.stat_result | None

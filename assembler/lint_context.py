@@ -17,6 +17,7 @@ from .gitinfo import GitRepo
 from .imports import find_imports
 from .lint_file import FileInfo, Finding, classify, line_col
 from .locations import is_within
+from .observer import QuietObserver
 from .policy import Policy
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from .discover import Discovery
     from .incremental import ReadCache
     from .loader import Context, Loader
-    from .model import Diagnostic, Layer, Reason, Source
     from .observer import Processed
 
 _MIN_PARAGRAPH = 40
@@ -225,27 +225,12 @@ class ContextChecker:
         ]
 
 
-class _SharedReads:
+class _SharedReads(QuietObserver):
     """An observer that only shares processed files between the directories of one lint run."""
 
     def __init__(self, cache: ReadCache) -> None:
         self.cache = cache
         self.since = time.time_ns()
-
-    def candidate(self, path: str, layer: Layer, reason: Reason) -> None:
-        pass
-
-    def saw(self, path: str) -> None:
-        pass
-
-    def listed(self, directory: str) -> None:
-        pass
-
-    def loaded(self, source: Source) -> None:
-        pass
-
-    def noted(self, path: str, diagnostic: Diagnostic) -> None:
-        pass
 
     def read(
         self, loader: Loader, path: str, what: str, st: os.stat_result | None

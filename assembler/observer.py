@@ -43,3 +43,27 @@ class Observer(Protocol):
         self, loader: Loader, path: str, what: str, st: os.stat_result | None
     ) -> Processed | None:
         """`loader.read_file(path, what, st)`, or what it returned before for the same file."""
+
+
+class QuietObserver:
+    """Every hook does nothing and reads go to the file: a base for observers that need few."""
+
+    def candidate(self, path: str, layer: Layer, reason: Reason) -> None:
+        pass
+
+    def saw(self, path: str) -> None:
+        pass
+
+    def listed(self, directory: str) -> None:
+        pass
+
+    def loaded(self, source: Source) -> None:
+        pass
+
+    def noted(self, path: str, diagnostic: Diagnostic) -> None:
+        pass
+
+    def read(
+        self, loader: Loader, path: str, what: str, st: os.stat_result | None
+    ) -> Processed | None:
+        return loader.read_file(path, what, st)

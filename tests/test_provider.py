@@ -22,32 +22,11 @@ from assembler.cli import cli
 from assembler.provider import prompt_cache_key
 from assembler.tiers import RequestOptions, make_options, text_hash
 from tests.fake_api import FakeAPI
-from tests.trees import build, git_init
+from tests.trees import bootstrap_assembly, build, demo_assembly, git_init
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "golden-agent"
 PLACEHOLDER = "/tmp/ctxasm-golden-XXXXXXXX"
-
-
-def _demo(tmp: Path) -> Assembly:
-    """The `make demo` tree (as in test_render), with a lazily loaded file."""
-    shutil.copytree(ROOT / "fixtures" / "demo", tmp / "demo", symlinks=True)
-    git_init(tmp / "demo" / "repo")
-    api = tmp / "demo" / "repo" / "services" / "api"
-    return assemble(
-        api,
-        home=tmp / "demo" / "home",
-        managed_dir=tmp / "demo" / "managed",
-        environ={"CLAUDE_CODE_PROJECT_DIR_NAME": "demo-repo"},
-        touched=[api / "src" / "handlers" / "users.ts"],
-    )
-
-
-def _bootstrap(tmp: Path) -> Assembly:
-    shutil.copytree(ROOT / "fixtures" / "bootstrap", tmp / "workspace")
-    return assemble(
-        tmp / "workspace", policy="bootstrap", home=tmp / "h", managed_dir=tmp / "m", environ={}
-    )
 
 
 def _skills(tmp: Path) -> Assembly:
@@ -72,8 +51,8 @@ def _skills(tmp: Path) -> Assembly:
 
 
 CASES: dict[str, Callable[[Path], Assembly]] = {
-    "demo": _demo,
-    "bootstrap": _bootstrap,
+    "demo": demo_assembly,
+    "bootstrap": bootstrap_assembly,
     "skills": _skills,
 }
 # Each variant: the format and the options of `ctxasm render --format F ...`.
@@ -130,7 +109,9 @@ def test_golden(case: str, variant: str, fixed_tmp: Path, update_goldens: bool) 
 
 
 def test_anthropic_blocks_are_the_tiers_with_breakpoints_at_tier_ends(tmp_path: Path) -> None:
-    system = json.loads(_demo(tmp_path).render("anthropic", options=make_options(min_tokens=40)))
+    system = json.loads(
+        demo_assembly(tmp_path).render("anthropic", options=make_options(min_tokens=40))
+    )
     system = system["system"]
     tags = [b["text"].split(" ", 1)[0].lstrip("<") for b in system]
     assert tags == [
@@ -147,7 +128,7 @@ def test_anthropic_blocks_are_the_tiers_with_breakpoints_at_tier_ends(tmp_path: 
 
 
 def test_openai_puts_the_static_prefix_first_and_keys_the_cache_on_it(tmp_path: Path) -> None:
-    a = _demo(tmp_path)
+    a = demo_assembly(tmp_path)
     responses = json.loads(a.render("openai"))
     chat = json.loads(a.render("openai", options=make_options(openai_api="chat")))
     static, _, dynamic = a.text.partition("\n\n__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__\n\n")
@@ -225,7 +206,7 @@ def test_the_static_prefix_is_byte_identical_for_two_users(tmp_path: Path) -> No
 
 
 def _blocks(tmp_path: Path) -> dict[str, Any]:
-    a = _demo(tmp_path)
+    a = demo_assembly(tmp_path)
     options = make_options(ttl=["1h", "memory=5m"], scope="global", min_tokens=40)
     request: dict[str, Any] = json.loads(a.render("anthropic", options=options))
     return request
@@ -256,7 +237,7 @@ def test_the_openai_sdk_sends_our_prefix_and_cache_key_unchanged(
     tmp_path: Path, api_shape: str
 ) -> None:
     options = make_options(openai_api=api_shape)
-    request = json.loads(_demo(tmp_path).render("openai", options=options))
+    request = json.loads(demo_assembly(tmp_path).render("openai", options=options))
     user: Any = {"role": "user", "content": "hello"}
     reply_text: str | None
     with FakeAPI().running() as api:

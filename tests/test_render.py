@@ -10,38 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from assembler import Assembly, assemble
+from assembler import assemble
 from assembler.policy import load_policy
 from assembler.sections import escape_content, section_text, sections
-from tests.trees import build, git_init, run
+from tests.trees import bootstrap_assembly, build, demo_assembly, git_init, run
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "golden"
 FORMATS = ("xml", "markdown", "json", "claude-code")
 
 
-def _demo(tmp: Path) -> Assembly:
-    """The `make demo` tree, copied so that the repository is its own git root."""
-    shutil.copytree(ROOT / "fixtures" / "demo", tmp / "demo", symlinks=True)
-    git_init(tmp / "demo" / "repo")
-    api = tmp / "demo" / "repo" / "services" / "api"
-    return assemble(
-        api,
-        home=tmp / "demo" / "home",
-        managed_dir=tmp / "demo" / "managed",
-        environ={"CLAUDE_CODE_PROJECT_DIR_NAME": "demo-repo"},
-        touched=[api / "src" / "handlers" / "users.ts"],
-    )
-
-
-def _bootstrap(tmp: Path) -> Assembly:
-    shutil.copytree(ROOT / "fixtures" / "bootstrap", tmp / "workspace")
-    return assemble(
-        tmp / "workspace", policy="bootstrap", home=tmp / "h", managed_dir=tmp / "m", environ={}
-    )
-
-
-CASES = {"demo": _demo, "bootstrap": _bootstrap}
+CASES = {"demo": demo_assembly, "bootstrap": bootstrap_assembly}
 
 
 def _golden_files() -> list[tuple[str, str]]:
@@ -114,13 +93,13 @@ def test_seed_layout_is_byte_identical_to_the_seed_article(tmp_path: Path) -> No
 
 
 def test_rendering_twice_gives_the_same_bytes(tmp_path: Path) -> None:
-    assembly = _demo(tmp_path)
+    assembly = demo_assembly(tmp_path)
     for fmt in FORMATS:
         assert assembly.render(fmt, date="2026-01-01") == assembly.render(fmt, date="2026-01-01")
 
 
 def test_template_and_budget_agree_on_every_sections_text(tmp_path: Path) -> None:
-    assembly = _demo(tmp_path)
+    assembly = demo_assembly(tmp_path)
     native = sections(assembly.sources, assembly.policy)
     assert assembly.text == "\n\n".join(section_text(s) for s in native)
 

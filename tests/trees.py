@@ -54,3 +54,33 @@ def listing(assembly: Assembly) -> list[tuple[str, str, str]]:
 
 def codes(assembly: Assembly) -> list[str]:
     return [d.code for d in assembly.diagnostics]
+
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def demo_assembly(tmp: Path) -> Assembly:
+    """The `make demo` tree copied under `tmp` (its repository its own git root), with the
+    demo's lazily loaded handler file touched."""
+    import shutil
+
+    shutil.copytree(FIXTURES / "demo", tmp / "demo", symlinks=True)
+    git_init(tmp / "demo" / "repo")
+    api = tmp / "demo" / "repo" / "services" / "api"
+    return assemble(
+        api,
+        home=tmp / "demo" / "home",
+        managed_dir=tmp / "demo" / "managed",
+        environ={"CLAUDE_CODE_PROJECT_DIR_NAME": "demo-repo"},
+        touched=[api / "src" / "handlers" / "users.ts"],
+    )
+
+
+def bootstrap_assembly(tmp: Path) -> Assembly:
+    """The seed workspace copied under `tmp`, with the bootstrap policy."""
+    import shutil
+
+    shutil.copytree(FIXTURES / "bootstrap", tmp / "workspace")
+    return assemble(
+        tmp / "workspace", policy="bootstrap", home=tmp / "h", managed_dir=tmp / "m", environ={}
+    )
