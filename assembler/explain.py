@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING, NamedTuple
 from .assembly import Assembly, assemble
 from .budget import section_cost
 from .model import Cut, Diagnostic, Layer, Reason, Source
+from .observer import QuietObserver
 from .sections import SEPARATOR
 from .tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from .loader import Loader
-    from .observer import Processed
     from .policy import Policy
 
 PathLike = str | os.PathLike[str]
@@ -137,7 +136,7 @@ class _Event(NamedTuple):
     source: Source | None = None
 
 
-class Trace:
+class Trace(QuietObserver):
     """Observer recording, in order, each candidate, each diagnostic and each loaded source."""
 
     __slots__ = ("events", "phase")
@@ -160,11 +159,6 @@ class Trace:
 
     def noted(self, path: str, diagnostic: Diagnostic) -> None:
         self.events.append(_Event(self.phase, path, diagnostic=diagnostic))
-
-    def read(
-        self, loader: Loader, path: str, what: str, st: os.stat_result | None
-    ) -> Processed | None:
-        return loader.read_file(path, what, st)
 
 
 def explain(
