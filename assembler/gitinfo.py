@@ -13,11 +13,33 @@ if TYPE_CHECKING:
 class GitRepo:
     """One repository's tracked files and ignore rules; answers are cached for the run."""
 
-    __slots__ = ("_tracked", "root")
+    __slots__ = ("_pending", "_tracked", "root")
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._tracked: frozenset[str] | None = None
+        self._pending: subprocess.Popen[bytes] | None = None
+
+    def prefetch(self) -> None:
+        """Start `git ls-files` now so that it runs while lint reads and parses files."""
+        if self._tracked is not None or self._pending is not None:
+            return
+        import subprocess
+
+        try:
+            self._pending = subprocess.Popen(
+                ["git", "-C", str(self.root), "ls-files", "-z", "--cached"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            self._pending = None
+
+    def close(self) -> None:
+        """Reap a prefetch nobody asked for (no zombie processes)."""
+        if self._pending is not None:
+            self._pending.communicate()
+            self._pending = None
 
     def _git(self, *args: str) -> subprocess.CompletedProcess[bytes] | None:
         import subprocess  # only when a check needs git: `ctxasm lint` starts without it
@@ -42,6 +64,22 @@ class GitRepo:
 
     def tracked(self) -> frozenset[str]:
         """Every tracked path, relative to the root, `/`-separated."""
+        if self._tracked is None and self._pending is not None:
+            import subprocess
+
+            pending, self._pending = self._pending, None
+            try:
+                out, _ = pending.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                pending.kill()
+                pending.communicate()
+                out = b""
+            names = (
+                out.decode("utf-8", "surrogateescape").split("\0")
+                if pending.returncode == 0
+                else []
+            )
+            self._tracked = frozenset(n for n in names if n)
         if self._tracked is None:
             self._tracked = frozenset(self.listed(untracked=False))
         return self._tracked

@@ -146,7 +146,8 @@ def lint(
         if root is None:
             return None
         if root not in repos:
-            repos[root] = GitRepo(root)
+            repo = repos[root] = GitRepo(root)
+            repo.prefetch()  # most checks of a repository's files want its file list
         return repos[root]
 
     paths = [Path(os.path.abspath(here / f)) for f in files]
@@ -177,6 +178,9 @@ def lint(
     budget_dirs = sorted(load_dirs) if whole_tree else ([start] if cwd is not None else [])
     for directory in budget_dirs:
         findings += context.over_budget(directory, here)
+    for known in repos.values():
+        if known is not None:
+            known.close()
     return _finish(findings, levels, paths, here)
 
 
