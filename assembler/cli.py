@@ -445,8 +445,14 @@ def watch(
 ) -> None:
     """Render again whenever a source, or a place where one could appear, changes."""
     import contextlib
+    import signal
 
     from .incremental import Assembler
+
+    # Ctrl-C must end a watch even when it was started from a shell that ignores SIGINT in
+    # background jobs (Python then installs no handler of its own); SIGTERM ends it cleanly too.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     from .watch import Watcher, printable
 
     assembler = Assembler(
