@@ -217,7 +217,28 @@ def write_output(text: str, out: Path | None) -> None:
         ) from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+_COMMANDS: dict[str, Callable[[], click.Command]] = {}
+
+
+def _lazy_command(factory: Callable[[], click.Command]) -> Callable[[], click.Command]:
+    """Register a command built on first use (see `_LazyGroup`)."""
+    _COMMANDS[factory.__name__.removeprefix("_").removesuffix("_command")] = factory
+    return factory
+
+
+class _LazyGroup(click.Group):
+    """Builds a command only when it runs (or help lists it): creating every command's click
+    options at start-up would cost `ctxasm lint` more than its whole start-up budget allows."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        factory = _COMMANDS.get(cmd_name)
+        return factory() if factory is not None else None
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ctxasm", prog_name="ctxasm")
 def cli() -> None:
     """Assemble, preview and check the instruction context an agent loads."""
@@ -236,245 +257,272 @@ out_option = click.option(
 )
 
 
-@cli.command()
-@click.argument("path", default=".", type=click.Path(path_type=Path))
-@discovery_options
-@format_option
-@click.option(
-    "--date", callback=_date, help="Date for the claude-code format (YYYY-MM-DD; default today)."
-)
-@out_option
-@request_options(api=True)
-@handle_errors
-def render(
-    path: Path,
-    policy: str | None,
-    touch: tuple[Path, ...],
-    home: Path | None,
-    managed_dir: Path | None,
-    max_tokens: int | None,
-    fmt: str | None,
-    date: str | None,
-    out: Path | None,
-    env: bool,
-    request: RequestOptions | None,
-) -> None:
-    """Print the context an agent started in PATH would see."""
-    from .assembly import assemble
-
-    assembly = assemble(
-        path,
-        policy=policy,
-        home=home,
-        managed_dir=managed_dir,
-        environ=cli_environ(home),
-        touched=touch,
-        max_tokens=max_tokens,
-        environment=env,
+@_lazy_command
+def _render_command() -> click.Command:
+    @click.command("render")
+    @click.argument("path", default=".", type=click.Path(path_type=Path))
+    @discovery_options
+    @format_option
+    @click.option(
+        "--date",
+        callback=_date,
+        help="Date for the claude-code format (YYYY-MM-DD; default today).",
     )
-    write_output(assembly.render(fmt, date=date, options=request), out)
-    report(assembly.diagnostics)
-    sys.exit(1 if assembly.errors else 0)
+    @out_option
+    @request_options(api=True)
+    @handle_errors
+    def render(
+        path: Path,
+        policy: str | None,
+        touch: tuple[Path, ...],
+        home: Path | None,
+        managed_dir: Path | None,
+        max_tokens: int | None,
+        fmt: str | None,
+        date: str | None,
+        out: Path | None,
+        env: bool,
+        request: RequestOptions | None,
+    ) -> None:
+        """Print the context an agent started in PATH would see."""
+        from .assembly import assemble
+
+        assembly = assemble(
+            path,
+            policy=policy,
+            home=home,
+            managed_dir=managed_dir,
+            environ=cli_environ(home),
+            touched=touch,
+            max_tokens=max_tokens,
+            environment=env,
+        )
+        write_output(assembly.render(fmt, date=date, options=request), out)
+        report(assembly.diagnostics)
+        sys.exit(1 if assembly.errors else 0)
+
+    return render
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
 
 
-@cli.command()
-@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--cwd",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Also check the whole context of this directory.",
-)
-@discovery_options
-@click.option(
-    "--select", multiple=True, help="Only these codes or prefixes (comma-separated, repeatable)."
-)
-@click.option(
-    "--ignore", multiple=True, help="Skip these codes or prefixes (comma-separated, repeatable)."
-)
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(("text", "json", "sarif")),
-    default="text",
-    show_default=True,
-)
-@handle_errors
-def lint(
-    files: tuple[Path, ...],
-    cwd: Path | None,
-    policy: str | None,
-    touch: tuple[Path, ...],
-    home: Path | None,
-    managed_dir: Path | None,
-    max_tokens: int | None,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    fmt: str,
-) -> None:
-    """Check instruction files (all of them under . when FILES is empty)."""
-    from .lint import lint as run_lint
-    from .lint_report import render as render_findings
+@_lazy_command
+def _lint_command() -> click.Command:
+    @click.command("lint")
+    @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+    @click.option(
+        "--cwd",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Also check the whole context of this directory.",
+    )
+    @discovery_options
+    @click.option(
+        "--select",
+        multiple=True,
+        help="Only these codes or prefixes (comma-separated, repeatable).",
+    )
+    @click.option(
+        "--ignore",
+        multiple=True,
+        help="Skip these codes or prefixes (comma-separated, repeatable).",
+    )
+    @click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(("text", "json", "sarif")),
+        default="text",
+        show_default=True,
+    )
+    @handle_errors
+    def lint(
+        files: tuple[Path, ...],
+        cwd: Path | None,
+        policy: str | None,
+        touch: tuple[Path, ...],
+        home: Path | None,
+        managed_dir: Path | None,
+        max_tokens: int | None,
+        select: tuple[str, ...],
+        ignore: tuple[str, ...],
+        fmt: str,
+    ) -> None:
+        """Check instruction files (all of them under . when FILES is empty)."""
+        from .lint import lint as run_lint
+        from .lint_report import render as render_findings
 
-    result = run_lint(
-        files, cwd=cwd, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
-        max_tokens=max_tokens, select=_codes(select), ignore=_codes(ignore),
-    )  # fmt: skip
-    write_output(render_findings(result.findings, fmt), None)
-    if fmt == "text" and result.findings:
-        click.echo(
-            f"{len(result.findings)} finding(s) in {len(result.files)} file(s) checked", err=True
-        )
-    sys.exit(1 if result.failed else 0)
+        result = run_lint(
+            files, cwd=cwd, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
+            max_tokens=max_tokens, select=_codes(select), ignore=_codes(ignore),
+        )  # fmt: skip
+        write_output(render_findings(result.findings, fmt), None)
+        if fmt == "text" and result.findings:
+            click.echo(
+                f"{len(result.findings)} finding(s) in {len(result.files)} file(s) checked",
+                err=True,
+            )
+        sys.exit(1 if result.failed else 0)
 
-
-@cli.command()
-@click.argument("path", default=".", type=click.Path(path_type=Path))
-@discovery_options
-@request_options(api=False)
-@click.option(
-    "--against",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="A snapshot (from --save) to compare with: the first diverging tier and the cost.",
-)
-@click.option(
-    "--save",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write this run's snapshot here (hashes and token counts, no text).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@handle_errors
-def cache(
-    path: Path,
-    policy: str | None,
-    touch: tuple[Path, ...],
-    home: Path | None,
-    managed_dir: Path | None,
-    max_tokens: int | None,
-    env: bool,
-    request: RequestOptions | None,
-    against: Path | None,
-    save: Path | None,
-    as_json: bool,
-) -> None:
-    """Per tier: tokens, hash and breakpoints; against a snapshot: where the cache breaks."""
-    from .assembly import assemble
-    from .cache import build_report, load_snapshot, report_json, report_text, snapshot_text
-    from .tiers import plan_for
-
-    previous = load_snapshot(against) if against else None
-    assembly = assemble(
-        path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
-        touched=touch, max_tokens=max_tokens, environment=env,
-    )  # fmt: skip
-    result = build_report(plan_for(assembly, request), previous)
-    if save:
-        write_output(snapshot_text(result.snapshot), save)
-    write_output(report_json(result) if as_json else report_text(result, str(against)), None)
-    report(assembly.diagnostics)
-    sys.exit(1 if assembly.errors else 0)
+    return lint
 
 
-@cli.command()
-@click.argument("path", default=".", type=click.Path(path_type=Path))
-@discovery_options
-@click.option(
-    "--json", "as_json", is_flag=True, help="The same facts as JSON (schema in the README)."
-)
-@click.option(
-    "--all", "show_all", is_flag=True, help="Also list candidate locations that do not exist."
-)
-@handle_errors
-def explain(
-    path: Path,
-    policy: str | None,
-    touch: tuple[Path, ...],
-    home: Path | None,
-    managed_dir: Path | None,
-    max_tokens: int | None,
-    as_json: bool,
-    show_all: bool,
-) -> None:
-    """Every candidate source in load order: why it is there, its size, what became of it."""
-    from .explain import explain as run_explain
-    from .explain_view import json_text, show
+@_lazy_command
+def _cache_command() -> click.Command:
+    @click.command("cache")
+    @click.argument("path", default=".", type=click.Path(path_type=Path))
+    @discovery_options
+    @request_options(api=False)
+    @click.option(
+        "--against",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="A snapshot (from --save) to compare with: the first diverging tier and the cost.",
+    )
+    @click.option(
+        "--save",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write this run's snapshot here (hashes and token counts, no text).",
+    )
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+    @handle_errors
+    def cache(
+        path: Path,
+        policy: str | None,
+        touch: tuple[Path, ...],
+        home: Path | None,
+        managed_dir: Path | None,
+        max_tokens: int | None,
+        env: bool,
+        request: RequestOptions | None,
+        against: Path | None,
+        save: Path | None,
+        as_json: bool,
+    ) -> None:
+        """Per tier: tokens, hash and breakpoints; against a snapshot: where the cache breaks."""
+        from .assembly import assemble
+        from .cache import build_report, load_snapshot, report_json, report_text, snapshot_text
+        from .tiers import plan_for
 
-    result = run_explain(
-        path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
-        touched=touch, max_tokens=max_tokens,
-    )  # fmt: skip
-    if as_json:
-        write_output(json_text(result, show_all=show_all), None)
-    else:
-        show(
-            result,
-            file=sys.stdout,
-            environ=os.environ,
-            is_tty=sys.stdout.isatty(),
-            show_all=show_all,
-        )
-    sys.exit(1 if result.assembly.errors else 0)
+        previous = load_snapshot(against) if against else None
+        assembly = assemble(
+            path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
+            touched=touch, max_tokens=max_tokens, environment=env,
+        )  # fmt: skip
+        result = build_report(plan_for(assembly, request), previous)
+        if save:
+            write_output(snapshot_text(result.snapshot), save)
+        write_output(report_json(result) if as_json else report_text(result, str(against)), None)
+        report(assembly.diagnostics)
+        sys.exit(1 if assembly.errors else 0)
+
+    return cache
 
 
-@cli.command()
-@click.argument("path", default=".", type=click.Path(path_type=Path))
-@discovery_options
-@format_option
-@out_option
-@click.option(
-    "--debounce",
-    type=click.IntRange(min=0),
-    default=100,
-    show_default=True,
-    help="Milliseconds of quiet before rendering again.",
-)
-@handle_errors
-def watch(
-    path: Path,
-    policy: str | None,
-    touch: tuple[Path, ...],
-    home: Path | None,
-    managed_dir: Path | None,
-    max_tokens: int | None,
-    fmt: str | None,
-    out: Path | None,
-    debounce: int,
-) -> None:
-    """Render again whenever a source, or a place where one could appear, changes."""
-    import contextlib
-    import signal
+@_lazy_command
+def _explain_command() -> click.Command:
+    @click.command("explain")
+    @click.argument("path", default=".", type=click.Path(path_type=Path))
+    @discovery_options
+    @click.option(
+        "--json", "as_json", is_flag=True, help="The same facts as JSON (schema in the README)."
+    )
+    @click.option(
+        "--all", "show_all", is_flag=True, help="Also list candidate locations that do not exist."
+    )
+    @handle_errors
+    def explain(
+        path: Path,
+        policy: str | None,
+        touch: tuple[Path, ...],
+        home: Path | None,
+        managed_dir: Path | None,
+        max_tokens: int | None,
+        as_json: bool,
+        show_all: bool,
+    ) -> None:
+        """Every candidate source in load order: why it is there, its size, what became of it."""
+        from .explain import explain as run_explain
+        from .explain_view import json_text, show
 
-    from .incremental import Assembler
+        result = run_explain(
+            path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
+            touched=touch, max_tokens=max_tokens,
+        )  # fmt: skip
+        if as_json:
+            write_output(json_text(result, show_all=show_all), None)
+        else:
+            show(
+                result,
+                file=sys.stdout,
+                environ=os.environ,
+                is_tty=sys.stdout.isatty(),
+                show_all=show_all,
+            )
+        sys.exit(1 if result.assembly.errors else 0)
 
-    # Ctrl-C must end a watch even when it was started from a shell that ignores SIGINT in
-    # background jobs (Python then installs no handler of its own); SIGTERM ends it cleanly too.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    from .watch import Watcher, printable
+    return explain
 
-    assembler = Assembler(
-        path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
-        max_tokens=max_tokens,
-    )  # fmt: skip
-    with (
-        Watcher(
-            assembler,
-            render=lambda a: a.render(fmt),
-            touched=touch,
-            debounce=debounce / 1000,
-            out=out,
-        ) as watcher,
-        contextlib.suppress(KeyboardInterrupt),  # Ctrl-C is how a watch ends: exit 0
-    ):
-        for update in watcher.updates():
-            click.echo(update.line, err=True)
-            report(update.diagnostics)
-            if update.text is not None:
-                write_output(update.text if out else printable(update.text), out)
-    sys.exit(0)
+
+@_lazy_command
+def _watch_command() -> click.Command:
+    @click.command("watch")
+    @click.argument("path", default=".", type=click.Path(path_type=Path))
+    @discovery_options
+    @format_option
+    @out_option
+    @click.option(
+        "--debounce",
+        type=click.IntRange(min=0),
+        default=100,
+        show_default=True,
+        help="Milliseconds of quiet before rendering again.",
+    )
+    @handle_errors
+    def watch(
+        path: Path,
+        policy: str | None,
+        touch: tuple[Path, ...],
+        home: Path | None,
+        managed_dir: Path | None,
+        max_tokens: int | None,
+        fmt: str | None,
+        out: Path | None,
+        debounce: int,
+    ) -> None:
+        """Render again whenever a source, or a place where one could appear, changes."""
+        import contextlib
+        import signal
+
+        from .incremental import Assembler
+
+        # Ctrl-C must end a watch even when it was started from a shell that ignores SIGINT in
+        # background jobs (Python then installs no handler of its own); SIGTERM ends it cleanly too.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        from .watch import Watcher, printable
+
+        assembler = Assembler(
+            path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
+            max_tokens=max_tokens,
+        )  # fmt: skip
+        with (
+            Watcher(
+                assembler,
+                render=lambda a: a.render(fmt),
+                touched=touch,
+                debounce=debounce / 1000,
+                out=out,
+            ) as watcher,
+            contextlib.suppress(KeyboardInterrupt),  # Ctrl-C is how a watch ends: exit 0
+        ):
+            for update in watcher.updates():
+                click.echo(update.line, err=True)
+                report(update.diagnostics)
+                if update.text is not None:
+                    write_output(update.text if out else printable(update.text), out)
+        sys.exit(0)
+
+    return watch
 
 
 def main(argv: Sequence[str] | None = None) -> int:
