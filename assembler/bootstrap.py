@@ -8,7 +8,7 @@ one section, in the policy's order; a missing or unreadable file renders the pol
 from __future__ import annotations
 
 from .discover import Discovery
-from .loader import Context, Loader, make_stats
+from .loader import Context, Loader, text_source
 from .model import Reason, Severity, Source, Why
 from .policy import Policy
 from .tokens import TokenCounter
@@ -28,19 +28,10 @@ def discover_bootstrap(ctx: Context, policy: Policy, counter: TokenCounter) -> D
         else:
             raw = processed[2]
             content = raw.strip()
-        stats = make_stats(content, counter)
-        sources.append(
-            Source(
-                layer=item.layer,
-                path=path,
-                display=item.path,
-                reason=Reason(Why.WORKSPACE, f"workspace file {item.path}"),
-                content=content,
-                raw=raw,
-                stats=stats,
-                original=stats,
-                tag=item.tag,
-                is_index=item.is_index,
-            )
-        )
+        reason = Reason(Why.WORKSPACE, f"workspace file {item.path}")
+        source = text_source(
+            item.layer, path, item.path, reason, content, item.tag, counter,
+            raw=raw, is_index=item.is_index,
+        )  # fmt: skip
+        sources.append(source)
     return Discovery(tuple(sources), tuple(loader.diagnostics))

@@ -13,16 +13,11 @@ from collections.abc import Sequence
 from .model import Cut, Diagnostic, Layer, Severity, Source, Stats
 from .policy import Policy
 from .sections import SEPARATOR, section_text, source_section
-from .tokens import TokenCounter
+from .tokens import TokenCounter, text_stats
 
 PROTECTED = frozenset({Layer.MANAGED, Layer.BASE})
 INDEX_NAME = "MEMORY.md"
 BUDGET_MARKER = "\n...(truncated to fit the token budget)"
-
-
-def _stats(text: str, counter: TokenCounter) -> Stats:
-    lines = text.count("\n") + 1 if text else 0
-    return Stats(lines, len(text.encode("utf-8", "surrogatepass")), len(text), counter(text))
 
 
 def _cut(kind: str, reason: str, before: Stats, after: Stats) -> Cut:
@@ -114,7 +109,7 @@ def _per_file(
     limits = policy.limits
     limited = limit_chars(source.raw, limits.file_chars, limits.truncation_marker)
     if limited is not None:
-        after = _stats(limited, counter)
+        after = text_stats(limited, counter)
         cut = _cut(
             "file-chars",
             f"over the {limits.file_chars:,}-character per-file limit",
@@ -135,7 +130,7 @@ def _per_file(
         result = truncate_index(source.content, limits.index_lines, limits.index_chars)
         if result is not None:
             text, why = result
-            after = _stats(text, counter)
+            after = text_stats(text, counter)
             cut = _cut("index", f"index limit: {why}", source.stats, after)
             source = source._replace(content=text, stats=after, cuts=(*source.cuts, cut))
             notes.append(
@@ -218,7 +213,7 @@ def apply_budget(
         cost = section_cost(source, policy, counter)
         trimmed = _fit(source, cost - over, policy, counter) if cost > over else None
         if trimmed is not None:
-            after = _stats(trimmed, counter)
+            after = text_stats(trimmed, counter)
             cut = _cut(
                 "budget-trim", f"trimmed to fit --max-tokens {max_tokens:,}", source.stats, after
             )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import DiscoveryError
-from .loader import Context, Loaded, Loader, make_stats
+from .loader import Context, Loaded, Loader, text_source
 from .locations import (
     Settings,
     canonical_git_root,
@@ -156,19 +156,11 @@ def _managed_settings_source(ctx: Context, policy: Policy, counter: TokenCounter
         text = strip_block_comments(text)
     if not text.strip():
         return []
-    content = text.strip()
-    stats = make_stats(content, counter)
-    source = Source(
-        layer=Layer.MANAGED,
-        path=MANAGED_SETTINGS_DISPLAY,
-        display=MANAGED_SETTINGS_DISPLAY,
-        reason=Reason(Why.MANAGED_SETTINGS, "claudeMd in managed-settings.json"),
-        content=content,
-        raw=text,
-        stats=stats,
-        original=stats,
-        tag=policy.tag_for(Layer.MANAGED),
-    )
+    reason = Reason(Why.MANAGED_SETTINGS, "claudeMd in managed-settings.json")
+    source = text_source(
+        Layer.MANAGED, MANAGED_SETTINGS_DISPLAY, MANAGED_SETTINGS_DISPLAY, reason,
+        text.strip(), policy.tag_for(Layer.MANAGED), counter, raw=text,
+    )  # fmt: skip
     return [Loaded(source, None)]
 
 
@@ -231,17 +223,8 @@ def _auto_memory(ctx: Context, loader: Loader) -> Loaded | None:
     content = text.strip()
     if not content:
         return None
-    stats = make_stats(content, loader.counter)
-    source = Source(
-        layer=Layer.MEMORY,
-        path=str(path),
-        display=ctx.display(str(path)),
-        reason=reason,
-        content=content,
-        raw=text,
-        stats=stats,
-        original=stats,
-        tag=loader.policy.tag_for(Layer.MEMORY),
-        is_index=True,
-    )
+    source = text_source(
+        Layer.MEMORY, str(path), ctx.display(str(path)), reason, content,
+        loader.policy.tag_for(Layer.MEMORY), loader.counter, raw=text, is_index=True,
+    )  # fmt: skip
     return Loaded(source, None)

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from .loader import Context, make_stats
+from .loader import Context, text_source
 from .model import Layer, Reason, Source, Why
 from .policy import Policy
 from .tokens import TokenCounter
@@ -108,15 +108,8 @@ def environment_source(
     platform: str = sys.platform,
 ) -> Source:
     text = environment_text(gather(ctx, date, platform))
-    stats = make_stats(text, counter)
-    return Source(
-        layer=Layer.ENVIRONMENT,
-        path=ENVIRONMENT_PATH,
-        display=ENVIRONMENT_PATH,
-        reason=Reason(Why.ENVIRONMENT, "environment: working directory, platform, git, date"),
-        content=text,
-        raw=text,
-        stats=stats,
-        original=stats,
-        tag=policy.tag_for(Layer.ENVIRONMENT),
-    )
+    reason = Reason(Why.ENVIRONMENT, "environment: working directory, platform, git, date")
+    return text_source(
+        Layer.ENVIRONMENT, ENVIRONMENT_PATH, ENVIRONMENT_PATH, reason, text,
+        policy.tag_for(Layer.ENVIRONMENT), counter,
+    )  # fmt: skip

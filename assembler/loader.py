@@ -18,10 +18,10 @@ from . import content as fm
 from .imports import find_imports, has_text_extension
 from .locations import Settings, display_path, is_within
 from .markdown import strip_block_comments
-from .model import Diagnostic, Layer, Reason, Severity, Source, Stats, Why
+from .model import Diagnostic, Layer, Reason, Severity, Source, Why
 from .policy import Policy
 from .reader import ReadResult, ReadStatus, read_text
-from .tokens import TokenCounter
+from .tokens import TokenCounter, text_stats
 
 if TYPE_CHECKING:
     from .observer import Observer
@@ -59,9 +59,32 @@ class Loaded(NamedTuple):
     globs: fm.Globs | None
 
 
-def make_stats(text: str, counter: TokenCounter) -> Stats:
-    lines = text.count("\n") + 1 if text else 0
-    return Stats(lines, len(text.encode("utf-8", "surrogatepass")), len(text), counter(text))
+def text_source(
+    layer: Layer,
+    path: str,
+    display: str,
+    reason: Reason,
+    content: str,
+    tag: str,
+    counter: TokenCounter,
+    *,
+    raw: str | None = None,
+    is_index: bool = False,
+) -> Source:
+    """A source whose text is already processed (a read file, a settings string, an index)."""
+    stats = text_stats(content, counter)
+    return Source(
+        layer=layer,
+        path=path,
+        display=display,
+        reason=reason,
+        content=content,
+        raw=content if raw is None else raw,
+        stats=stats,
+        original=stats,
+        tag=tag,
+        is_index=is_index,
+    )
 
 
 class Resolved(NamedTuple):
@@ -349,8 +372,8 @@ class Loader:
             content=kept,
             raw=text,
             is_index=False,
-            stats=make_stats(kept, self.counter),
-            original=make_stats(kept, self.counter),
+            stats=text_stats(kept, self.counter),
+            original=text_stats(kept, self.counter),
             tag=self.policy.tag_for(layer),
             paths=globs.patterns if globs else (),
             lazy=lazy,

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 from . import content as fm
 from .errors import SkillError
-from .loader import Context, make_stats
+from .loader import Context, text_source
 from .model import Diagnostic, Layer, Reason, Severity, Source, Why
 from .policy import Policy
 from .reader import ReadStatus, read_text
@@ -183,22 +183,13 @@ def _index_source(
 ) -> Source | None:
     if not skills:
         return None
-    text = index_text(skills)
-    stats = make_stats(text, counter)
     count = f"{len(skills)} skill{'s' if len(skills) != 1 else ''}"
-    return Source(
-        # One section in the project tier: project skills are checked in; user skills change
-        # about as rarely, and putting them here keeps an edit to them from invalidating the
-        # user tier's cache entry (tier order is stability order, SPEC section 7).
-        layer=Layer.PROJECT,
-        path=INDEX_PATH,
-        display=", ".join(roots),
-        reason=Reason(Why.SKILLS, f"skills index: {count}, name and description only"),
-        content=text,
-        raw=text,
-        stats=stats,
-        original=stats,
-        tag=INDEX_TAG,
+    reason = Reason(Why.SKILLS, f"skills index: {count}, name and description only")
+    # One section in the project tier: project skills are checked in; user skills change
+    # about as rarely, and putting them here keeps an edit to them from invalidating the
+    # user tier's cache entry (tier order is stability order, SPEC section 7).
+    return text_source(
+        Layer.PROJECT, INDEX_PATH, ", ".join(roots), reason, index_text(skills), INDEX_TAG, counter
     )
 
 

@@ -14,6 +14,10 @@ tokenizer): pass `counter=` to `assemble()`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Stats
 
 TokenCounter = Callable[[str], int]
 
@@ -29,3 +33,11 @@ def estimate_tokens(text: str) -> int:
     # 3-byte char: 1, 4-byte char: 1.5). Work in quarters to round up exactly.
     quarters = ascii_chars + 2 * extra_bytes
     return -(-quarters // 4)
+
+
+def text_stats(text: str, counter: TokenCounter) -> Stats:
+    """Lines, UTF-8 bytes, characters and tokens of `text`."""
+    from .model import Stats
+
+    lines = text.count("\n") + 1 if text else 0
+    return Stats(lines, len(text.encode("utf-8", "surrogatepass")), len(text), counter(text))

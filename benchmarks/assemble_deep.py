@@ -144,7 +144,7 @@ STAGES = (
     ("assembler.loader", "read_text", "reader.read_text: stat + open + read + decode"),
     ("assembler.loader", "Loader.resolve", "Loader.resolve: lstat + cached realpath"),
     ("assembler.loader", "display_path", "locations.display_path: display paths"),
-    ("assembler.loader", "make_stats", "loader.make_stats: line/byte/token counts"),
+    ("assembler.loader", "text_stats", "tokens.text_stats: line/byte/token counts"),
     ("assembler.assembly", "resolve_policy", "policy.resolve_policy: finding + parsing TOML"),
     ("assembler.assembly", "with_client_settings", "discover.with_client_settings: settings JSON"),
     ("assembler.assembly", "build_context", "discover.build_context: realpath, git root"),

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from assembler import locations
+from tests.golden import fixed_tmp  # noqa: F401  (a fixture for every golden test)
 
 _REAL_HOME = Path(os.path.expanduser("~")).resolve()
 _GUARDED = tuple(

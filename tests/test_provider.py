@@ -3,12 +3,9 @@ real SDKs send to a local server."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-import shutil
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +19,11 @@ from assembler.cli import cli
 from assembler.provider import prompt_cache_key
 from assembler.tiers import RequestOptions, make_options, text_hash
 from tests.fake_api import FakeAPI
+from tests.golden import PLACEHOLDER, check_golden
 from tests.trees import bootstrap_assembly, build, demo_assembly, git_init
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "data" / "golden-agent"
-PLACEHOLDER = "/tmp/ctxasm-golden-XXXXXXXX"
 
 
 def _skills(tmp: Path) -> Assembly:
@@ -71,16 +68,6 @@ VARIANTS: dict[str, tuple[str, RequestOptions]] = {
 GOLDEN_CASES = sorted((case, variant) for case in CASES for variant in VARIANTS)
 
 
-@pytest.fixture
-def fixed_tmp() -> Iterator[Path]:
-    """A temporary directory whose path always has the same length (it appears in outputs)."""
-    path = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path)
-
-
 def test_golden_directory_holds_exactly_one_file_per_case_and_variant() -> None:
     files = sorted((c.name, f.stem) for c in GOLDEN.iterdir() if c.is_dir() for f in c.glob("*"))
     assert files == GOLDEN_CASES
@@ -94,18 +81,7 @@ def test_golden(case: str, variant: str, fixed_tmp: Path, update_goldens: bool) 
     # The key hashes the real static prefix, whose managed path holds the temporary directory
     # (checked against the prefix in the tests below).
     actual = re.sub(r'"ctxasm-[0-9a-f]{24}"', '"ctxasm-<sha256 of the static prefix>"', actual)
-    golden = GOLDEN / case / f"{variant}.txt"
-    if update_goldens:
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(actual, encoding="utf-8", newline="")
-    expected = golden.read_text(encoding="utf-8")
-    if actual != expected:
-        diff = "".join(
-            difflib.unified_diff(
-                expected.splitlines(keepends=True), actual.splitlines(keepends=True), str(golden)
-            )
-        )
-        pytest.fail(f"{golden.relative_to(ROOT)} differs (rerun with --update-goldens):\n{diff}")
+    check_golden(actual, GOLDEN / case / f"{variant}.txt", update_goldens)
 
 
 def test_anthropic_blocks_are_the_tiers_with_breakpoints_at_tier_ends(tmp_path: Path) -> None:

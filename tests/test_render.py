@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +9,7 @@ import pytest
 from assembler import assemble
 from assembler.policy import load_policy
 from assembler.sections import escape_content, section_text, sections
+from tests.golden import PLACEHOLDER, check_golden
 from tests.trees import bootstrap_assembly, build, demo_assembly, git_init, run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,47 +32,15 @@ def _golden_files() -> list[tuple[str, str]]:
 GOLDEN_CASES = sorted((case, fmt) for case in CASES for fmt in FORMATS)
 
 
-def _check(actual: str, golden: Path, update: bool) -> None:
-    if update:
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        golden.write_text(actual, encoding="utf-8", newline="")
-    expected = golden.read_text(encoding="utf-8")
-    if actual != expected:
-        diff = "".join(
-            difflib.unified_diff(
-                expected.splitlines(keepends=True),
-                actual.splitlines(keepends=True),
-                str(golden),
-                "actual",
-            )
-        )
-        pytest.fail(
-            f"output differs from {golden.relative_to(ROOT)} (rerun with --update-goldens):\n{diff}"
-        )
-
-
 def test_golden_directory_holds_exactly_one_file_per_case_and_format() -> None:
     assert _golden_files() == GOLDEN_CASES
-
-
-@pytest.fixture
-def fixed_tmp() -> Iterator[Path]:
-    """A temporary directory whose path always has the same length (absolute paths appear in
-    some formats, and their lengths in the json stats)."""
-    path = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path)
 
 
 @pytest.mark.parametrize(("case", "fmt"), GOLDEN_CASES)
 def test_golden(case: str, fmt: str, fixed_tmp: Path, update_goldens: bool) -> None:
     assembly = CASES[case](fixed_tmp)
-    actual = assembly.render(fmt, date="2026-11-30").replace(
-        str(fixed_tmp), "/tmp/ctxasm-golden-XXXXXXXX"
-    )
-    _check(actual, GOLDEN / case / f"{fmt}.txt", update_goldens)
+    actual = assembly.render(fmt, date="2026-11-30").replace(str(fixed_tmp), PLACEHOLDER)
+    check_golden(actual, GOLDEN / case / f"{fmt}.txt", update_goldens)
 
 
 def test_seed_layout_is_byte_identical_to_the_seed_article(tmp_path: Path) -> None:
