@@ -83,13 +83,13 @@ def with_client_settings(ctx: Context) -> Context:
     return ctx._replace(settings=settings, include_external=approved)
 
 
-def _ancestors(cwd: Path) -> list[Path]:
+def _ancestors(cwd: Path) -> list[str]:
     """Every directory from just below the filesystem root down to cwd."""
     dirs = []
-    directory = cwd
-    while directory.parent != directory:
+    directory = str(cwd)
+    while (parent := os.path.dirname(directory)) != directory:
         dirs.append(directory)
-        directory = directory.parent
+        directory = parent
     return dirs[::-1]
 
 
@@ -120,21 +120,17 @@ def discover_claude_code(ctx: Context, policy: Policy, counter: TokenCounter) ->
 
     # 3. Every directory from the root down to cwd.
     skip_checked_in = _nested_worktree_skip(ctx)
+    cwd = str(ctx.cwd)
+    join = os.path.join
     for directory in _ancestors(ctx.cwd):
-        why = Why.CWD if directory == ctx.cwd else Why.ANCESTOR
-        where = "in cwd" if directory == ctx.cwd else "ancestor of cwd"
+        reason = _IN_CWD if directory == cwd else _ANCESTOR
         if not skip_checked_in(directory):
-            for name in ("CLAUDE.md", os.path.join(".claude", "CLAUDE.md")):
-                out += loader.load(
-                    str(directory / name), Layer.PROJECT, Reason(why, where), approved
-                )
-            rules = RuleSet(
-                str(directory / ".claude" / "rules"), Layer.PROJECT, str(directory), approved
-            )
+            out += loader.load(join(directory, "CLAUDE.md"), Layer.PROJECT, reason, approved)
+            dot_claude = join(directory, ".claude")
+            out += loader.load(join(dot_claude, "CLAUDE.md"), Layer.PROJECT, reason, approved)
+            rules = RuleSet(join(dot_claude, "rules"), Layer.PROJECT, directory, approved)
             out += load_rules(loader, rules, conditional=False)
-        out += loader.load(
-            str(directory / "CLAUDE.local.md"), Layer.LOCAL, Reason(why, where), approved
-        )
+        out += loader.load(join(directory, "CLAUDE.local.md"), Layer.LOCAL, reason, approved)
 
     # 4. Auto memory.
     memory = _auto_memory(ctx, loader)
@@ -146,6 +142,10 @@ def discover_claude_code(ctx: Context, policy: Policy, counter: TokenCounter) ->
         tuple(loader.diagnostics),
         tuple(item.source for item in loader.deferred),
     )
+
+
+_IN_CWD = Reason(Why.CWD, "in cwd")
+_ANCESTOR = Reason(Why.ANCESTOR, "ancestor of cwd")
 
 
 def _managed_settings_source(ctx: Context, policy: Policy, counter: TokenCounter) -> list[Loaded]:
@@ -164,7 +164,7 @@ def _managed_settings_source(ctx: Context, policy: Policy, counter: TokenCounter
     return [Loaded(source, None)]
 
 
-def _nested_worktree_skip(ctx: Context) -> Callable[[Path], bool]:
+def _nested_worktree_skip(ctx: Context) -> Callable[[str], bool]:
     """A worktree inside its main repo: checked-in files of the main repo above it are skipped."""
     root, canonical = ctx.git_root, ctx.canonical_root
     if (
@@ -174,10 +174,10 @@ def _nested_worktree_skip(ctx: Context) -> Callable[[Path], bool]:
         or not is_within(str(root), str(canonical))
     ):
         return _never
-    return lambda d: is_within(str(d), str(canonical)) and not is_within(str(d), str(root))
+    return lambda d: is_within(d, str(canonical)) and not is_within(d, str(root))
 
 
-def _never(directory: Path) -> bool:
+def _never(directory: str) -> bool:
     return False
 
 
@@ -219,7 +219,7 @@ def _auto_memory(ctx: Context, loader: Loader) -> Loaded | None:
     processed = loader.read(str(path), "auto memory")
     if processed is None:
         return None
-    _, _, text = processed
+    text = processed.text
     content = text.strip()
     if not content:
         return None

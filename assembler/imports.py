@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from .markdown import import_texts
 
@@ -170,17 +170,24 @@ def resolve(token: str, base_dir: str, home: str) -> str:
     return os.path.normpath(os.path.join(base_dir, token))
 
 
+def import_tokens(text: str) -> tuple[str, ...]:
+    """The import tokens of `text` as written, in order of appearance (before resolving)."""
+    if "@" not in text or not _MAYBE_IMPORT.search(text):
+        return ()
+    return tuple(token for token in _tokens(text) if "\0" not in token)
+
+
+def resolve_imports(tokens: Iterable[str], base_dir: str, home: str) -> list[tuple[str, str]]:
+    """(token as written, absolute path) for each distinct target, in order of appearance."""
+    seen: dict[str, str] = {}
+    for token in tokens:
+        seen.setdefault(resolve(token, base_dir, home), token)
+    return [(token, path) for path, token in seen.items()]
+
+
 def find_imports(text: str, base_dir: str, home: str) -> list[tuple[str, str]]:
     """(token as written, absolute path) for each distinct import, in order of appearance."""
-    seen: dict[str, str] = {}
-    if "@" not in text or not _MAYBE_IMPORT.search(text):
-        return []
-    for token in _tokens(text):
-        if "\0" in token:
-            continue
-        path = resolve(token, base_dir, home)
-        seen.setdefault(path, token)
-    return [(token, path) for path, token in seen.items()]
+    return resolve_imports(import_tokens(text), base_dir, home)
 
 
 def has_text_extension(path: str) -> bool:

@@ -39,7 +39,7 @@ from .tokens import TokenCounter, estimate_tokens
 if TYPE_CHECKING:
     from .loader import Context, Loader
     from .model import Layer, Reason, Severity
-    from .observer import Processed
+    from .parse import Parsed
 
 PathLike = str | os.PathLike[str]
 # (st_mtime_ns, st_size, st_ino, st_dev, st_ctime_ns), or the errno of a failed `stat`.
@@ -102,7 +102,7 @@ class Dependencies(NamedTuple):
 
 class _Entry(NamedTuple):
     signature: Signature
-    value: Processed | None
+    value: Parsed | None
     notes: tuple[tuple[str, Severity, str], ...]
 
 
@@ -122,7 +122,7 @@ class ReadCache:
 
     def read(
         self, loader: Loader, path: str, what: str, st: os.stat_result | None, since_ns: int
-    ) -> Processed | None:
+    ) -> Parsed | None:
         if st is None:
             try:
                 st = os.stat(path)
@@ -136,6 +136,7 @@ class ReadCache:
             limits.skip_bytes,
             content.strip_frontmatter,
             content.strip_html_comments,
+            loader.policy.imports,
         )
         self._used.add(key)
         entry = self._entries.get(key)
@@ -184,7 +185,7 @@ class Recorder(QuietObserver):
 
     def read(
         self, loader: Loader, path: str, what: str, st: os.stat_result | None
-    ) -> Processed | None:
+    ) -> Parsed | None:
         self.saw(path)
         return self.reads.read(loader, path, what, st, self.since)
 

@@ -35,8 +35,9 @@ def _nested_dirs(ctx: Context, target: Path) -> list[Path]:
 def _rule_sets(ctx: Context, nested: list[Path]) -> Iterator[RuleSet]:
     yield RuleSet(str(ctx.managed_dir / ".claude" / "rules"), Layer.MANAGED, str(ctx.cwd), False)
     yield RuleSet(str(ctx.config_dir / "rules"), Layer.USER, str(ctx.cwd), True)
-    for directory in (*_ancestors(ctx.cwd), *nested):
-        yield RuleSet(str(directory / ".claude" / "rules"), Layer.PROJECT, str(directory), False)
+    for directory in (*_ancestors(ctx.cwd), *map(str, nested)):
+        rules = os.path.join(directory, ".claude", "rules")
+        yield RuleSet(rules, Layer.PROJECT, directory, False)
 
 
 def resolve_touched(path: str | os.PathLike[str]) -> Path:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .discover import Discovery
     from .incremental import ReadCache
     from .loader import Context, Loader
-    from .observer import Processed
+    from .parse import Parsed
 
 _MIN_PARAGRAPH = 40
 _LOADS_AT_START = frozenset({"claude", "local", "rule"})
@@ -234,7 +234,7 @@ class _SharedReads(QuietObserver):
 
     def read(
         self, loader: Loader, path: str, what: str, st: os.stat_result | None
-    ) -> Processed | None:
+    ) -> Parsed | None:
         return self.cache.read(loader, path, what, st, self.since)
 
 

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import content as fm
-from .imports import find_imports, has_text_extension
+from .imports import has_text_extension, resolve_imports
 from .locations import Settings, display_path, is_within
-from .markdown import strip_block_comments
 from .model import Diagnostic, Layer, Reason, Severity, Source, Why
+from .parse import Parsed, Switches, parse
 from .policy import Policy
 from .reader import ReadResult, ReadStatus, read_text
-from .tokens import TokenCounter, text_stats
+from .tokens import TokenCounter, estimate_tokens, text_stats
 
 if TYPE_CHECKING:
     from .observer import Observer
@@ -114,8 +114,13 @@ class Loader:
     """Mutable state of one discovery run (never passed between stages)."""
 
     __slots__ = (
+        "_cwd",
+        "_displays",
         "_exclude",
+        "_home",
         "_real_dirs",
+        "_resolved",
+        "_tags",
         "counter",
         "ctx",
         "deferred",
@@ -140,15 +145,34 @@ class Loader:
         self.deferred: list[Loaded] = []
         self._exclude: Callable[[str], bool] | None = None
         self._real_dirs: dict[str, str] = {}
+        self._resolved: dict[str, Resolved] = {}
+        self._displays: dict[str, str] = {}
+        self._tags = {layer: policy.tag_for(layer) for layer in Layer}
+        self._home, self._cwd = str(ctx.home), str(ctx.cwd)
         self.observer = ctx.observer
+
+    def display(self, path: str) -> str:
+        """`Context.display`, remembered: a path is shown the same way all run long."""
+        shown = self._displays.get(path)
+        if shown is None:
+            shown = self._displays[path] = self.ctx.display(path)
+        return shown
 
     def resolve(self, path: str) -> Resolved:
         """The real path of `path` with one `lstat` (directories' real paths are cached).
 
         FIFOs, sockets and devices are returned unresolved; any error gives the path itself.
+        A run is one snapshot: a path resolved before (a rule found while listing its
+        directory, then loaded) is not `lstat`ed again.
         """
         if self.observer is not None:
             self.observer.saw(path)
+        found = self._resolved.get(path)
+        if found is None:
+            found = self._resolved[path] = self._resolve(path)
+        return found
+
+    def _resolve(self, path: str) -> Resolved:
         try:
             st = os.lstat(path)
         except OSError as err:
@@ -191,7 +215,7 @@ class Loader:
     # --- diagnostics ----------------------------------------------------------------------
 
     def note(self, code: str, severity: Severity, path: str, message: str) -> None:
-        diagnostic = Diagnostic(code, severity, self.ctx.display(path), message)
+        diagnostic = Diagnostic(code, severity, self.display(path), message)
         self.diagnostics.append(diagnostic)
         if self.observer is not None:
             self.observer.noted(path, diagnostic)
@@ -243,17 +267,13 @@ class Loader:
 
     # --- one file -------------------------------------------------------------------------
 
-    def read(
-        self, path: str, what: str, st: os.stat_result | None = None
-    ) -> tuple[fm.Frontmatter, str, str] | None:
-        """(frontmatter, body without it, body without block comments), or None (noted)."""
+    def read(self, path: str, what: str, st: os.stat_result | None = None) -> Parsed | None:
+        """The file's frontmatter, body, text without block comments and imports; None: noted."""
         if self.observer is not None:
             return self.observer.read(self, path, what, st)
         return self.read_file(path, what, st)
 
-    def read_file(
-        self, path: str, what: str, st: os.stat_result | None = None
-    ) -> tuple[fm.Frontmatter, str, str] | None:
+    def read_file(self, path: str, what: str, st: os.stat_result | None = None) -> Parsed | None:
         """`read` without the observer: always reads the file."""
         result = read_text(path, self.policy.limits.skip_bytes, st)
         if not result.ok:
@@ -266,19 +286,19 @@ class Loader:
                 path,
                 f"invalid UTF-8 at byte {result.replaced}; loaded with replacement characters: re-save it as UTF-8",
             )
-        if self.policy.content.strip_frontmatter:
-            frontmatter, body = fm.split_frontmatter(result.text)
-        else:
-            frontmatter, body = fm.NO_FRONTMATTER, result.text
-        if frontmatter.error:
+        content = self.policy.content
+        parsed = parse(
+            result.text,
+            Switches(content.strip_frontmatter, content.strip_html_comments, self.policy.imports),
+        )
+        if parsed.frontmatter.error:
             self.note(
                 "frontmatter-invalid",
                 Severity.WARNING,
                 path,
-                f"invalid YAML frontmatter ({frontmatter.error}); the client drops it (and any paths:): fix the YAML",
+                f"invalid YAML frontmatter ({parsed.frontmatter.error}); the client drops it (and any paths:): fix the YAML",
             )
-        text = strip_block_comments(body) if self.policy.content.strip_html_comments else body
-        return frontmatter, body, text
+        return parsed
 
     def load(
         self,
@@ -298,16 +318,14 @@ class Loader:
             if depth:
                 kind = "import-cycle" if norm in chain else "import-duplicate"
                 word = "a cycle back to" if norm in chain else "already loaded:"
-                self.note(
-                    kind, Severity.INFO, path, f"import skipped, {word} {self.ctx.display(path)}"
-                )
+                self.note(kind, Severity.INFO, path, f"import skipped, {word} {self.display(path)}")
             return []
         if depth > self.policy.import_depth:
             self.note(
                 "import-too-deep",
                 Severity.WARNING,
                 path,
-                f"import at depth {depth} (via {self.ctx.display(chain[-1])}) is beyond the "
+                f"import at depth {depth} (via {self.display(chain[-1])}) is beyond the "
                 f"{self.policy.import_depth}-hop limit; the client drops it: import it from a shallower file",
             )
             return []
@@ -326,7 +344,7 @@ class Loader:
                     "import-missing",
                     Severity.INFO,
                     path,
-                    f"imported by {self.ctx.display(chain[-1])} but missing",
+                    f"imported by {self.display(chain[-1])} but missing",
                 )
             return []
         if not has_text_extension(path):
@@ -340,8 +358,7 @@ class Loader:
         processed = self.read(path, what, st)
         if processed is None:
             return []
-        frontmatter, body, text = processed
-        globs = fm.conditional_globs(frontmatter)
+        text, globs = processed.text, processed.globs
         if globs is not None and globs.over_budget:
             self.note(
                 "paths-brace-budget",
@@ -350,7 +367,7 @@ class Loader:
                 f"brace expansion of {globs.over_budget[0]!r} exceeds {fm.BRACE_PATTERN_BUDGET} patterns; "
                 "the client uses it unexpanded and it matches nothing: list fewer alternatives",
             )
-        if self.policy.content.skip_empty and not text.strip():
+        if self.policy.content.skip_empty and not processed.stripped:
             self.note(
                 "skip-empty",
                 Severity.INFO,
@@ -358,23 +375,26 @@ class Loader:
                 f"{what} is empty after removing frontmatter and comments",
             )
             return []
-        imports = (
-            find_imports(body, os.path.dirname(resolved), str(self.ctx.home))
-            if self.policy.imports
-            else []
-        )
-        kept = text if lazy else text.strip()
+        imports = resolve_imports(processed.imports, os.path.dirname(resolved), self._home)
+        if lazy:
+            kept, stats = text, text_stats(text, self.counter)
+        elif self.counter is estimate_tokens:
+            kept, stats = processed.stripped, processed.stats
+        else:
+            kept = processed.stripped
+            stats = text_stats(kept, self.counter)
+        shown = self.display(path)
         source = Source(
             layer=layer,
             path=path,
-            display=self.ctx.display(path),
+            display=shown,
             reason=reason,
             content=kept,
             raw=text,
             is_index=False,
-            stats=text_stats(kept, self.counter),
-            original=text_stats(kept, self.counter),
-            tag=self.policy.tag_for(layer),
+            stats=stats,
+            original=stats,
+            tag=self._tags[layer],
             paths=globs.patterns if globs else (),
             lazy=lazy,
         )
@@ -384,17 +404,17 @@ class Loader:
         for token, target in imports:
             child = Reason(
                 Why.IMPORT,
-                f"imported by {self.ctx.display(path)} (@{token}) at depth {depth + 1}",
-                parent=self.ctx.display(path),
+                f"imported by {shown} (@{token}) at depth {depth + 1}",
+                parent=shown,
                 depth=depth + 1,
             )
-            if not include_external and not is_within(target, str(self.ctx.cwd)):
+            if not include_external and not is_within(target, self._cwd):
                 self.trace(target, layer, child)
                 self.note(
                     "import-external",
                     Severity.WARNING,
                     target,
-                    f"@{token} in {self.ctx.display(path)} points outside the working directory; "
+                    f"@{token} in {shown} points outside the working directory; "
                     "the client drops it unless external imports are approved in ~/.claude.json",
                 )
                 continue

@@ -16,11 +16,9 @@ import os
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from .content import Frontmatter
     from .loader import Loader
     from .model import Diagnostic, Layer, Reason, Source
-
-Processed = tuple["Frontmatter", str, str]
+    from .parse import Parsed
 
 
 class Observer(Protocol):
@@ -41,7 +39,7 @@ class Observer(Protocol):
 
     def read(
         self, loader: Loader, path: str, what: str, st: os.stat_result | None
-    ) -> Processed | None:
+    ) -> Parsed | None:
         """`loader.read_file(path, what, st)`, or what it returned before for the same file."""
 
 
@@ -65,5 +63,5 @@ class QuietObserver:
 
     def read(
         self, loader: Loader, path: str, what: str, st: os.stat_result | None
-    ) -> Processed | None:
+    ) -> Parsed | None:
         return loader.read_file(path, what, st)

@@ -8,7 +8,9 @@ name the file and the key.
 
 from __future__ import annotations
 
+import functools
 import os
+import stat
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -178,15 +180,25 @@ def _validate(doc: Mapping[str, Any], schema: Mapping[str, Any], origin: str, pr
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    """The parsed file. Never mutate the result: it is shared by every read of the same bytes."""
     try:
         with path.open("rb") as f:
-            return tomllib.load(f)
+            data = f.read()
     except FileNotFoundError:
         raise PolicyError(f"{path}: policy file not found; check the path") from None
     except OSError as e:
         raise PolicyError(f"{path}: cannot read ({e.strerror}); check permissions") from None
+    try:
+        return _parse_toml(data)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise PolicyError(f"{path}: invalid TOML ({e}); fix the syntax") from None
+
+
+@functools.lru_cache(maxsize=32)
+def _parse_toml(data: bytes) -> dict[str, Any]:
+    # Keyed by the bytes read, so a changed file is parsed again: an agent's process
+    # assembling every turn parses its policy once.
+    return tomllib.loads(data.decode("utf-8"))
 
 
 def builtin_names() -> tuple[str, ...]:
@@ -289,19 +301,28 @@ def load_policy(spec: str | os.PathLike[str]) -> Policy:
 
 def find_project_config(cwd: Path, project_root: Path) -> tuple[Path, dict[str, Any]] | None:
     """The nearest `.ctxasm.toml` or `pyproject.toml` with `[tool.ctxasm]`, cwd up to the root."""
-    directory = cwd
+    directory, root = str(cwd), str(project_root)
     while True:
-        config = directory / PROJECT_CONFIG
-        if config.is_file():
-            return config, _read_toml(config)
-        pyproject = directory / "pyproject.toml"
-        if pyproject.is_file():
-            table = _read_toml(pyproject).get("tool", {}).get("ctxasm")
+        config = os.path.join(directory, PROJECT_CONFIG)
+        if _is_file(config):
+            return Path(config), _read_toml(Path(config))
+        pyproject = os.path.join(directory, "pyproject.toml")
+        if _is_file(pyproject):
+            table = _read_toml(Path(pyproject)).get("tool", {}).get("ctxasm")
             if isinstance(table, dict):
-                return pyproject, table
-        if directory == project_root or directory.parent == directory:
+                return Path(pyproject), table
+        parent = os.path.dirname(directory)
+        if directory == root or parent == directory:
             return None
-        directory = directory.parent
+        directory = parent
+
+
+def _is_file(path: str) -> bool:
+    """`Path.is_file` without building a `Path` (this runs twice per directory of every run)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def resolve_policy(

@@ -123,8 +123,10 @@ def load_rules(
     """Unconditional rules (and what they import), or the conditional ones, in order."""
     out: list[Loaded] = []
     why = Why.NESTED if context else _RULE_WHY.get(rules.layer, Why.RULE)
+    reason = None
     for path in rule_files(loader, rules.directory):
-        reason = Reason(why, f"rule in {loader.ctx.display(rules.directory)}{context}")
+        if reason is None:
+            reason = Reason(why, f"rule in {loader.display(rules.directory)}{context}")
         loaded = loader.load(path, rules.layer, reason, rules.include_external, lazy=lazy)
         for item in loaded:
             if (item.globs is not None) == conditional:
