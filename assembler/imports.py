@@ -192,6 +192,8 @@ def find_imports(text: str, base_dir: str, home: str) -> list[tuple[str, str]]:
 
 def has_text_extension(path: str) -> bool:
     """Claude Code's check: no extension, or one of TEXT_EXTENSIONS (case-insensitive)."""
+    if path.endswith(".md"):  # nearly every path asked about
+        return True
     ext = _extname(os.path.basename(path)).lower()
     return not ext or ext in TEXT_EXTENSIONS
 

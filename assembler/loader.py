@@ -144,7 +144,12 @@ class Loader:
         self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
         self.deferred: list[Loaded] = []
         self._exclude: Callable[[str], bool] | None = None
+        # cwd is a real path (`build_context`), so cwd and its ancestors are their own.
         self._real_dirs: dict[str, str] = {}
+        directory = str(ctx.cwd)
+        while directory not in self._real_dirs:
+            self._real_dirs[directory] = directory
+            directory = os.path.dirname(directory)
         self._resolved: dict[str, Resolved] = {}
         self._displays: dict[str, str] = {}
         self._tags = {layer: policy.tag_for(layer) for layer in Layer}

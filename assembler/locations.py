@@ -237,6 +237,12 @@ def is_within(path: str, directory: str) -> bool:
     """Claude Code's `pathInWorkingPath` (case-insensitive, `..` never inside)."""
     a = _mac_private(os.path.normpath(path)).lower()
     b = _mac_private(os.path.normpath(directory)).lower()
+    if (
+        os.path.isabs(a)
+        and os.path.isabs(b)
+        and (a == b or a.startswith(b.rstrip(os.sep) + os.sep))
+    ):
+        return True  # the common case, without `relpath` (a normalized path has no `..`)
     rel = os.path.relpath(a, b) if os.path.isabs(a) == os.path.isabs(b) else a
     if rel == ".":
         return True
@@ -246,6 +252,8 @@ def is_within(path: str, directory: str) -> bool:
 
 
 def _mac_private(path: str) -> str:
+    if not path.startswith("/private/"):
+        return path
     path = re.sub(r"^/private/var/", "/var/", path)
     return re.sub(r"^/private/tmp(/|$)", r"/tmp\1", path)
 

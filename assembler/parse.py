@@ -13,6 +13,7 @@ costs about 5 ms (it imports `random`), a fifth of `ctxasm render`'s start-up bu
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
@@ -41,19 +42,22 @@ class Switches(NamedTuple):
     find_imports: bool
 
 
+_lock = threading.Lock()
 _memo: OrderedDict[tuple[str, Switches], Parsed] = OrderedDict()
 _held = 0
 
 
 def parse(raw: str, switches: Switches) -> Parsed:
-    """The parsed `raw` (memoized; see the module doc)."""
+    """The parsed `raw` (memoized; see the module doc). Safe to call from several threads."""
     key = (raw, switches)
-    hit = _memo.get(key)
-    if hit is not None:
-        _memo.move_to_end(key)
-        return hit
+    with _lock:
+        hit = _memo.get(key)
+        if hit is not None:
+            _memo.move_to_end(key)
+            return hit
     parsed = _parse(raw, switches)
-    _remember(key, parsed)
+    with _lock:
+        _remember(key, parsed)
     return parsed
 
 
@@ -84,7 +88,7 @@ def _size(key: tuple[str, Switches], parsed: Parsed) -> int:
 def _remember(key: tuple[str, Switches], parsed: Parsed) -> None:
     global _held
     size = _size(key, parsed)
-    if size > MEMO_CHARS:
+    if size > MEMO_CHARS or key in _memo:  # too big, or another thread parsed it too
         return
     _memo[key] = parsed
     _held += size
@@ -96,5 +100,6 @@ def _remember(key: tuple[str, Switches], parsed: Parsed) -> None:
 def forget() -> None:
     """Empty the memo (tests, and benchmarks of a first parse)."""
     global _held
-    _memo.clear()
-    _held = 0
+    with _lock:
+        _memo.clear()
+        _held = 0
