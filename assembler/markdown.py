@@ -38,7 +38,16 @@ _INLINE_HTML = re.compile(
     r"<!--[\s\S]*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|<[A-Za-z][A-Za-z0-9+.-]*:[^\s<>]*>"
 )
 _BACKTICKS = re.compile(r"`+")
-_PLAIN_COMMENT = re.compile(r"<!--[^`]*?-->")
+# A comment from the start of a line to the end of a line (the lexer's HTML block kind 2),
+# and (for stripping) with its line break and the blank lines after it.
+_COMMENT_BLOCK_LINES = re.compile(
+    r"(?:^|(?<=\n))<!--(?:(?!-->)[\s\S])*-->(?:\n|\Z)(?:[^\S\n]*\n)*(?:[^\S\n]+\Z)?"
+)
+_COMMENT_BLOCK = re.compile(r"(?:^|(?<=\n))<!--(?:(?!-->)[\s\S])*-->(?=\n|\Z)")
+_FENCE_LINE = re.compile(r"^(`{3,}|~{3,})(.*)$", re.MULTILINE)
+_INDENTED_FENCE = re.compile(r"^[ \t]+(?:`{3,}|~{3,})", re.MULTILINE)
+# Where `str.splitlines` (the lexer) sees a line break and `^`/`$` (the scan) do not.
+_ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _CHUNKS = re.compile(
     r"\n(?=[ \t]*(?:\n|$)| {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}#{1,6}(?:[ \t]|$))"
 )
@@ -296,6 +305,17 @@ def strip_block_comments(text: str) -> str:
     if "<!--" not in text:
         return text
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not _ODD_BREAKS.search(text):
+        # Comments filling their lines in an otherwise plain text are all top-level blocks
+        # (they interrupt paragraphs and lists); the lexer drops each with the blank lines
+        # after it. Anything else is for the lexer to judge.
+        stripped = _COMMENT_BLOCK_LINES.sub("", text)
+        if "<!--" not in stripped and _plain(stripped):
+            return stripped
+    return _lexed_strip(text)
+
+
+def _lexed_strip(text: str) -> str:
     out: list[str] = []
     for block in lex(text):
         if block.is_closed_comment:
@@ -323,16 +343,78 @@ def _plain(text: str) -> bool:
 def import_texts(text: str) -> Iterator[str]:
     """The pieces of `text` in which Claude Code looks for `@imports`, in document order."""
     if "<!--" in text:
-        # A closed comment is never scanned (its residue is); without backticks inside it
-        # cannot be part of a code span either, so it can go before looking for structure.
-        text = _PLAIN_COMMENT.sub("\n", text)
-    if _plain(text):
-        # Paragraphs, headings and list items are separate inline contexts; in a document
-        # without code blocks, HTML or quotes that is all the lexer would find.
-        for chunk in _CHUNKS.split(text):
+        without = _without_comment_blocks(text)
+        if without is None:
+            yield from _lexed_import_texts(text)
+            return
+        text = without
+    segments = [text] if _plain(text) else _outside_fences(text)
+    pieces = None if segments is None else _plain_import_texts(segments)
+    yield from _lexed_import_texts(text) if pieces is None else pieces
+
+
+def _without_comment_blocks(text: str) -> str | None:
+    """`text` without its comments, if each fills its lines in an otherwise plain text.
+
+    Such a comment is a top-level HTML block (it interrupts a paragraph or a list), so once
+    it is gone only paragraph boundaries can differ from the lexer's, and those matter only
+    to code spans, which `_plain_import_texts` checks. A comment anywhere else (indented,
+    with residue after `-->`, in a fence, next to other HTML) is left to the lexer: None.
+    """
+    without = _COMMENT_BLOCK.sub("", text)
+    return without if "<!--" not in without and _plain(without) else None
+
+
+def _plain_import_texts(segments: list[str]) -> list[str] | None:
+    """The pieces of plain segments, split where the lexer may end a paragraph, or None.
+
+    Paragraphs, headings and list items are separate inline contexts; in a document without
+    code blocks, HTML or quotes that is all the lexer would find. Where exactly a paragraph
+    ends (`2.` after a paragraph, a `---` line) only matters to a code span spread over
+    lines or a backtick left unpaired: then the lexer decides.
+    """
+    pieces = []
+    for segment in segments:
+        for chunk in _CHUNKS.split(segment):
+            if "`" in chunk:
+                chunk, single_lines = _code_spans(chunk)
+                if not single_lines:
+                    return None
             if "@" in chunk:
-                yield inline_text(chunk)
-        return
+                pieces.append(inline_text(chunk))
+    return pieces
+
+
+def _outside_fences(text: str) -> list[str] | None:
+    """The text around its fenced code blocks, if that is all the structure it has, else None.
+
+    Only for fences that open and close at column 0 in a text whose rest is `_plain`: such a
+    fence cannot sit inside a list item or a quote (it is never a lazy continuation; it
+    interrupts a paragraph), so a scan of its lines finds what the lexer finds. Anything else
+    (an indented fence, a backtick "fence" with a backtick in its info string, line breaks
+    other than LF) is left to the lexer.
+    """
+    if _ODD_BREAKS.search(text) or _INDENTED_FENCE.search(text):
+        return None
+    segments: list[str] = []
+    pos = 0
+    opened = ""
+    for match in _FENCE_LINE.finditer(text):
+        marker, rest = match.group(1), match.group(2)
+        if not opened:
+            if marker[0] == "`" and "`" in rest:
+                return None  # not a fence, but it interrupts a paragraph: let the lexer judge
+            segments.append(text[pos : match.start()])
+            opened = marker
+        elif marker[0] == opened[0] and len(marker) >= len(opened) and not rest.strip(" \t"):
+            pos = match.end()
+            opened = ""
+    if not opened:
+        segments.append(text[pos:])
+    return segments if all(_plain(s) for s in segments) else None
+
+
+def _lexed_import_texts(text: str) -> Iterator[str]:
     for block in lex(text):
         if "@" not in block.raw:
             continue
@@ -369,6 +451,13 @@ def inline_text(text: str) -> str:
 
 
 def _without_code_spans(text: str) -> str:
+    return _code_spans(text)[0]
+
+
+def _code_spans(text: str) -> tuple[str, bool]:
+    """(`text` with each code span replaced by a line break, whether every span is on one
+    line and every backtick is in a span)."""
+    single_lines = True
     pieces: list[str] = []
     pos = 0
     search_from = 0
@@ -378,6 +467,7 @@ def _without_code_spans(text: str) -> str:
             break
         if opener.start() > 0 and text[opener.start() - 1] == "\\":
             search_from = opener.start() + 1
+            single_lines = False
             continue
         length = len(opener.group())
         closer = _BACKTICKS.search(text, opener.end())
@@ -385,9 +475,12 @@ def _without_code_spans(text: str) -> str:
             closer = _BACKTICKS.search(text, closer.end())
         if closer is None:
             search_from = opener.end()
+            single_lines = False
             continue
+        if single_lines and "\n" in text[opener.end() : closer.start()]:
+            single_lines = False
         pieces.append(text[pos : opener.start()])
         pieces.append("\n")
         pos = search_from = closer.end()
     pieces.append(text[pos:])
-    return "".join(pieces)
+    return "".join(pieces), single_lines

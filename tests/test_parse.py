@@ -1,0 +1,92 @@
+"""The per-process parse memo: keyed by content, so it is never stale, and bounded."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from assembler import parse
+from assembler.parse import Switches
+from tests.trees import build, codes, git_init, run
+
+ALL = Switches(strip_frontmatter=True, strip_comments=True, find_imports=True)
+
+
+@pytest.fixture(autouse=True)
+def empty_memo() -> None:
+    parse.forget()
+
+
+def test_a_file_rewritten_with_the_same_size_and_times_is_seen_anew(tmp_path: Path) -> None:
+    """Nothing keyed by path or stat: same length, same mtime, new words, new imports."""
+    repo = git_init(tmp_path / "repo")
+    build(repo, {"CLAUDE.md": "Use @a.md now\n", "a.md": "alpha\n", "b.md": "bravo\n"})
+    claude = repo / "CLAUDE.md"
+    before = os.stat(claude)
+    first = run(tmp_path, repo)
+    assert [s.display for s in first.sources] == ["CLAUDE.md", "a.md"]
+
+    claude.write_text("Use @b.md now\n", encoding="utf-8")
+    os.utime(claude, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(claude).st_size == before.st_size
+    second = run(tmp_path, repo)
+    assert [s.display for s in second.sources] == ["CLAUDE.md", "b.md"]
+    assert second.sources[0].content == "Use @b.md now"
+
+
+def test_the_same_text_is_parsed_once_and_shared() -> None:
+    text = "---\npaths: src/**\n---\n<!-- note -->\nSee @x.md\n"
+    first = parse.parse(text, ALL)
+    again = parse.parse("".join([text]), ALL)  # an equal string, not the same object
+    assert again is first
+    assert first.globs is not None and first.globs.patterns == ("src",)  # `/**` dropped
+    assert first.text == "See @x.md\n" and first.imports == ("x.md",)
+    # Other switches are another entry.
+    plain = parse.parse(text, Switches(False, False, False))
+    assert plain.text == text and plain.imports == () and plain.globs is None
+
+
+def test_invalid_frontmatter_is_reported_on_every_load(tmp_path: Path) -> None:
+    """A memo hit still gives the diagnostics a fresh parse gives."""
+    # Invalid even after the client's retry that quotes values with YAML syntax.
+    invalid = '---\npaths:\n  - "src/**\nowner: [oops\n---\nbody\n'
+    build(tmp_path / "repo", {"CLAUDE.md": invalid})
+    assert "frontmatter-invalid" in codes(run(tmp_path, tmp_path / "repo"))
+    assert "frontmatter-invalid" in codes(run(tmp_path, tmp_path / "repo"))
+
+
+def test_the_memo_holds_at_most_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parse, "MEMO_CHARS", 10_000)
+    texts = [f"{i:04d} " + "x" * 995 for i in range(40)]  # 1,000 characters each
+    for text in texts:
+        parse.parse(text, ALL)
+    assert parse._held <= 10_000
+    assert len(parse._memo) < 40
+    # The newest stay, the oldest went; a text over the whole budget is never kept.
+    assert (texts[-1], ALL) in parse._memo and (texts[0], ALL) not in parse._memo
+    parse.parse("y" * 20_000, ALL)
+    assert ("y" * 20_000, ALL) not in parse._memo
+
+
+def test_threads_share_the_memo_safely() -> None:
+    texts = [f"rule {i} @f{i}.md\n" * 20 for i in range(200)]
+    errors: list[BaseException] = []
+
+    def work(offset: int) -> None:
+        try:
+            for i in range(len(texts)):
+                text = texts[(i + offset) % len(texts)]
+                assert parse.parse(text, ALL).imports[0].startswith("f")
+        except BaseException as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(k * 37,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(parse._memo) == len(texts)
