@@ -39,15 +39,12 @@ _INLINE_HTML = re.compile(
 )
 _BACKTICKS = re.compile(r"`+")
 # A comment from the start of a line to the end of a line (the lexer's HTML block kind 2),
-# and (for stripping) with its line break and the blank lines after it.
-_COMMENT_BLOCK_LINES = re.compile(
-    r"(?:^|(?<=\n))<!--(?:(?!-->)[\s\S])*-->(?:\n|\Z)(?:[^\S\n]*\n)*(?:[^\S\n]+\Z)?"
-)
-_COMMENT_BLOCK = re.compile(r"(?:^|(?<=\n))<!--(?:(?!-->)[\s\S])*-->(?=\n|\Z)")
+# with its line break and the blank lines after it (which the lexer puts in the same block).
+_COMMENT_BLOCK = re.compile(r"(?m:^)<!--(?>[\s\S]*?-->)(?:\n|\Z)(?:[^\S\n]*\n)*(?:[^\S\n]+\Z)?")
 _FENCE_LINE = re.compile(r"^(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _INDENTED_FENCE = re.compile(r"^[ \t]+(?:`{3,}|~{3,})", re.MULTILINE)
-# Where `str.splitlines` (the lexer) sees a line break and `^`/`$` (the scan) do not.
-_ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# Where `str.splitlines` (the lexer) sees a line break and `^`/`$` (the scans) do not.
+_ODD_BREAKS = frozenset("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _CHUNKS = re.compile(
     r"\n(?=[ \t]*(?:\n|$)| {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)| {0,3}#{1,6}(?:[ \t]|$))"
 )
@@ -305,14 +302,10 @@ def strip_block_comments(text: str) -> str:
     if "<!--" not in text:
         return text
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not _ODD_BREAKS.search(text):
-        # Comments filling their lines in an otherwise plain text are all top-level blocks
-        # (they interrupt paragraphs and lists); the lexer drops each with the blank lines
-        # after it. Anything else is for the lexer to judge.
-        stripped = _COMMENT_BLOCK_LINES.sub("", text)
-        if "<!--" not in stripped and _plain(stripped):
-            return stripped
-    return _lexed_strip(text)
+    # Comments filling their lines in an otherwise plain text are all top-level blocks (they
+    # interrupt paragraphs and lists); the lexer drops each with the blank lines after it.
+    stripped = _without_comment_blocks(text)
+    return _lexed_strip(text) if stripped is None else stripped
 
 
 def _lexed_strip(text: str) -> str:
@@ -342,15 +335,15 @@ def _plain(text: str) -> bool:
 
 def import_texts(text: str) -> Iterator[str]:
     """The pieces of `text` in which Claude Code looks for `@imports`, in document order."""
-    if "<!--" in text:
-        without = _without_comment_blocks(text)
-        if without is None:
-            yield from _lexed_import_texts(text)
-            return
-        text = without
-    segments = [text] if _plain(text) else _outside_fences(text)
-    pieces = None if segments is None else _plain_import_texts(segments)
+    plain = _without_comment_blocks(text) if "<!--" in text else text
+    pieces = None if plain is None else _fast_import_texts(plain)
     yield from _lexed_import_texts(text) if pieces is None else pieces
+
+
+def _fast_import_texts(plain: str) -> list[str] | None:
+    """The pieces of a text without comments, found without the lexer, or None."""
+    segments = [plain] if _plain(plain) else _outside_fences(plain)
+    return None if segments is None else _plain_import_texts(segments)
 
 
 def _without_comment_blocks(text: str) -> str | None:
@@ -361,6 +354,8 @@ def _without_comment_blocks(text: str) -> str | None:
     to code spans, which `_plain_import_texts` checks. A comment anywhere else (indented,
     with residue after `-->`, in a fence, next to other HTML) is left to the lexer: None.
     """
+    if not _ODD_BREAKS.isdisjoint(text):
+        return None
     without = _COMMENT_BLOCK.sub("", text)
     return without if "<!--" not in without and _plain(without) else None
 
@@ -394,7 +389,7 @@ def _outside_fences(text: str) -> list[str] | None:
     (an indented fence, a backtick "fence" with a backtick in its info string, line breaks
     other than LF) is left to the lexer.
     """
-    if _ODD_BREAKS.search(text) or _INDENTED_FENCE.search(text):
+    if not _ODD_BREAKS.isdisjoint(text) or _INDENTED_FENCE.search(text):
         return None
     segments: list[str] = []
     pos = 0
