@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import click
 
@@ -57,8 +57,41 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
     return value
 
 
+class DiscoveryArgs(NamedTuple):
+    """The shared discovery options, handed to a command as `discovery`."""
+
+    policy: str | None
+    touched: tuple[Path, ...]
+    home: Path | None
+    managed_dir: Path | None
+    max_tokens: int | None
+
+    def library_args(self) -> dict[str, Any]:
+        """Keyword arguments of `assemble`, `explain`, `lint` and `Assembler` (not `touched`)."""
+        return {
+            "policy": self.policy,
+            "home": self.home,
+            "managed_dir": self.managed_dir,
+            "environ": cli_environ(self.home),
+            "max_tokens": self.max_tokens,
+        }
+
+
 def discovery_options(func: F) -> F:
-    """The options every command shares to point discovery at any tree, hermetically."""
+    """The options every command shares to point discovery at any tree, hermetically; the
+    command receives them as `discovery` (a `DiscoveryArgs`)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        kwargs["discovery"] = DiscoveryArgs(
+            kwargs.pop("policy"),
+            kwargs.pop("touch"),
+            kwargs.pop("home"),
+            kwargs.pop("managed_dir"),
+            kwargs.pop("max_tokens"),
+        )
+        return func(*args, **kwargs)
+
     options = [
         click.option(
             "--policy",
@@ -85,9 +118,10 @@ def discovery_options(func: F) -> F:
             "--max-tokens", type=click.IntRange(min=0), help="Total token budget (0 = none)."
         ),
     ]
+    decorated: Any = wrapper
     for option in reversed(options):
-        func = option(func)
-    return func
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
 
 
 def _ttl(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
@@ -273,11 +307,7 @@ def _render_command() -> click.Command:
     @handle_errors
     def render(
         path: Path,
-        policy: str | None,
-        touch: tuple[Path, ...],
-        home: Path | None,
-        managed_dir: Path | None,
-        max_tokens: int | None,
+        discovery: DiscoveryArgs,
         fmt: str | None,
         date: str | None,
         out: Path | None,
@@ -288,14 +318,7 @@ def _render_command() -> click.Command:
         from .assembly import assemble
 
         assembly = assemble(
-            path,
-            policy=policy,
-            home=home,
-            managed_dir=managed_dir,
-            environ=cli_environ(home),
-            touched=touch,
-            max_tokens=max_tokens,
-            environment=env,
+            path, **discovery.library_args(), touched=discovery.touched, environment=env
         )
         write_output(assembly.render(fmt, date=date, options=request), out)
         report(assembly.diagnostics)
@@ -339,11 +362,7 @@ def _lint_command() -> click.Command:
     def lint(
         files: tuple[Path, ...],
         cwd: Path | None,
-        policy: str | None,
-        touch: tuple[Path, ...],
-        home: Path | None,
-        managed_dir: Path | None,
-        max_tokens: int | None,
+        discovery: DiscoveryArgs,
         select: tuple[str, ...],
         ignore: tuple[str, ...],
         fmt: str,
@@ -353,9 +372,12 @@ def _lint_command() -> click.Command:
         from .lint_report import render as render_findings
 
         result = run_lint(
-            files, cwd=cwd, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
-            max_tokens=max_tokens, select=_codes(select), ignore=_codes(ignore),
-        )  # fmt: skip
+            files,
+            cwd=cwd,
+            **discovery.library_args(),
+            select=_codes(select),
+            ignore=_codes(ignore),
+        )
         write_output(render_findings(result.findings, fmt), None)
         if fmt == "text" and result.findings:
             click.echo(
@@ -387,11 +409,7 @@ def _cache_command() -> click.Command:
     @handle_errors
     def cache(
         path: Path,
-        policy: str | None,
-        touch: tuple[Path, ...],
-        home: Path | None,
-        managed_dir: Path | None,
-        max_tokens: int | None,
+        discovery: DiscoveryArgs,
         env: bool,
         request: RequestOptions | None,
         against: Path | None,
@@ -405,9 +423,8 @@ def _cache_command() -> click.Command:
 
         previous = load_snapshot(against) if against else None
         assembly = assemble(
-            path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
-            touched=touch, max_tokens=max_tokens, environment=env,
-        )  # fmt: skip
+            path, **discovery.library_args(), touched=discovery.touched, environment=env
+        )
         result = build_report(plan_for(assembly, request), previous)
         if save:
             write_output(snapshot_text(result.snapshot), save)
@@ -432,11 +449,7 @@ def _explain_command() -> click.Command:
     @handle_errors
     def explain(
         path: Path,
-        policy: str | None,
-        touch: tuple[Path, ...],
-        home: Path | None,
-        managed_dir: Path | None,
-        max_tokens: int | None,
+        discovery: DiscoveryArgs,
         as_json: bool,
         show_all: bool,
     ) -> None:
@@ -444,10 +457,7 @@ def _explain_command() -> click.Command:
         from .explain import explain as run_explain
         from .explain_view import json_text, show
 
-        result = run_explain(
-            path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
-            touched=touch, max_tokens=max_tokens,
-        )  # fmt: skip
+        result = run_explain(path, **discovery.library_args(), touched=discovery.touched)
         if as_json:
             write_output(json_text(result, show_all=show_all), None)
         else:
@@ -480,11 +490,7 @@ def _watch_command() -> click.Command:
     @handle_errors
     def watch(
         path: Path,
-        policy: str | None,
-        touch: tuple[Path, ...],
-        home: Path | None,
-        managed_dir: Path | None,
-        max_tokens: int | None,
+        discovery: DiscoveryArgs,
         fmt: str | None,
         out: Path | None,
         debounce: int,
@@ -501,15 +507,12 @@ def _watch_command() -> click.Command:
         signal.signal(signal.SIGTERM, signal.default_int_handler)
         from .watch import Watcher, printable
 
-        assembler = Assembler(
-            path, policy=policy, home=home, managed_dir=managed_dir, environ=cli_environ(home),
-            max_tokens=max_tokens,
-        )  # fmt: skip
+        assembler = Assembler(path, **discovery.library_args())
         with (
             Watcher(
                 assembler,
                 render=lambda a: a.render(fmt),
-                touched=touch,
+                touched=discovery.touched,
                 debounce=debounce / 1000,
                 out=out,
             ) as watcher,

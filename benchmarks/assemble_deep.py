@@ -32,7 +32,19 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .harness import PROJECT, Check, compile_package, heading, median, ms, python, row, timed, us
+from .harness import (
+    PROJECT,
+    Check,
+    compile_package,
+    heading,
+    median,
+    ms,
+    python,
+    report,
+    row,
+    timed,
+    us,
+)
 from .monorepo import CWD_DEPTH, Monorepo, generate
 
 RATIO_TARGET = 2.0
@@ -398,10 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.count_calls:
         json.dump(count_calls(generate(), DEPTHS), sys.stdout)
         return 0
-    checks = run(args.reps)
-    for check in checks:
-        print(check.line())
-    return 0 if all(c.ok for c in checks) else 1
+    return report(run(args.reps))
 
 
 if __name__ == "__main__":

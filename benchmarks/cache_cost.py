@@ -40,7 +40,7 @@ from assembler import Layer, assemble
 from assembler.locations import slug
 from assembler.tiers import READ_MULTIPLIER, TTL, RequestOptions, Tier, plan, text_hash, tiers
 
-from .harness import Check, heading, row
+from .harness import Check, heading, report, row
 
 TARGET_VS_OPTIMUM = 1.05
 BASE_TOKENS = 18_000
@@ -261,10 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         help="(a) uses all 4 breakpoints instead of leaving one for the conversation",
     )
     args = parser.parse_args(argv)
-    checks = run(args.weeks, reserve=not args.all_breakpoints)
-    for check in checks:
-        print(check.line())
-    return 0 if all(c.ok for c in checks) else 1
+    return report(run(args.weeks, reserve=not args.all_breakpoints))
 
 
 if __name__ == "__main__":

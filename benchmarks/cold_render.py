@@ -20,7 +20,18 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from .harness import PROJECT, Check, compile_package, heading, median, ms, python, row, venv_script
+from .harness import (
+    PROJECT,
+    Check,
+    compile_package,
+    heading,
+    median,
+    ms,
+    python,
+    report,
+    row,
+    venv_script,
+)
 
 RATIO_TARGET = 1.25
 DEMO_ARGS = (
@@ -298,10 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.cold_render")
     parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args(argv)
-    checks = run(max(15, args.runs))
-    for check in checks:
-        print(check.line())
-    return 0 if all(c.ok for c in checks) else 1
+    return report(run(max(15, args.runs)))
 
 
 if __name__ == "__main__":

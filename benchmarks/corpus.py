@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .harness import CORPUS, Check, heading, median, ms
+from .harness import CORPUS, Check, heading, median, ms, report
 
 CLAUDE_FILES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md")
 OTHER_FILES = ("AGENTS.md", "GEMINI.md")  # used only when a repository has no CLAUDE files
@@ -230,10 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.corpus")
     parser.add_argument("names", nargs="*", help="repository directory names (default: all)")
     args = parser.parse_args(argv)
-    checks = run(args.names)
-    for check in checks:
-        print(check.line())
-    return 0 if all(c.ok for c in checks) else 1
+    return report(run(args.names))
 
 
 if __name__ == "__main__":

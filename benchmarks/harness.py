@@ -42,6 +42,13 @@ class Check:
         return f"{verdict} {self.name}: {value}{self.unit} (target <= {self.limit:g}{self.unit})"
 
 
+def report(checks: Sequence[Check]) -> int:
+    """Print one line per check; the exit status of a suite run alone (1: a target missed)."""
+    for check in checks:
+        print(check.line())
+    return 0 if all(c.ok for c in checks) else 1
+
+
 def python() -> str:
     """The interpreter running the benchmarks (the project's venv under `make bench`)."""
     return sys.executable

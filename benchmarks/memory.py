@@ -23,7 +23,7 @@ import os
 import subprocess
 from typing import Any
 
-from .harness import PROJECT, Check, compile_package, heading, median, python, row
+from .harness import PROJECT, Check, compile_package, heading, median, python, report, row
 from .monorepo import Monorepo, generate
 
 TARGET_MIB = 60.0
@@ -132,10 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.memory")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
-    checks = run(args.runs)
-    for check in checks:
-        print(check.line())
-    return 0 if all(c.ok for c in checks) else 1
+    return report(run(args.runs))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .harness import Check, compile_package, heading, median, ms, row, timed, us
+from .harness import Check, compile_package, heading, median, ms, report, row, timed, us
 from .monorepo import CWD_DEPTH, Monorepo, generate
 
 RATIO_TARGET = 3.0
@@ -148,10 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.reassemble")
     parser.add_argument("--reps", type=int, default=300)
     args = parser.parse_args(argv)
-    checks = run(args.reps)
-    for check in checks:
-        print(check.line())
-    return 0 if all(c.ok for c in checks) else 1
+    return report(run(args.reps))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .harness import Check, compile_package, heading, median, ms, row
+from .harness import Check, compile_package, heading, median, ms, report, row
 from .monorepo import generate
 
 LATENCY_TARGET_MS = 50.0
@@ -85,10 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.watch_latency")
     parser.add_argument("--edits", type=int, default=50)
     args = parser.parse_args(argv)
-    checks = run(args.edits)
-    for check in checks:
-        print(check.line())
-    return 0 if all(c.ok for c in checks) else 1
+    return report(run(args.edits))
 
 
 if __name__ == "__main__":
