@@ -169,7 +169,7 @@ def lint(
         found = list(checked.findings)
         if checked.text is not None:
             found += context.duplicates(info, checked.text, checked.body)
-            found += context.dropped_for_deeper_starts(info, checked.body, checked.text, repo)
+            found += context.dropped_for_deeper_starts(info, checked.text, repo)
             hidden = suppressions(checked.text)
             found = [f for f in found if not hidden.hides(f)]
         findings += found

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .gitinfo import GitRepo
-from .imports import find_imports
+from .imports import resolve_imports
 from .lint_file import FileInfo, Finding, classify, line_col
 from .locations import is_within
 from .observer import QuietObserver
+from .parse import CLIENT, parse
 from .policy import Policy
 
 if TYPE_CHECKING:
@@ -146,7 +147,7 @@ class ContextChecker:
         return out
 
     def dropped_for_deeper_starts(
-        self, info: FileInfo, body: str, text: str, repo: GitRepo | None
+        self, info: FileInfo, text: str, repo: GitRepo | None
     ) -> list[Finding]:
         """Imports that an agent started in a deeper directory with its own instructions drops."""
         if (
@@ -159,7 +160,9 @@ class ContextChecker:
         real_dir = os.path.dirname(os.path.realpath(info.path))
         imports = [
             (token, target)
-            for token, target in find_imports(body, real_dir, str(self.home))
+            for token, target in resolve_imports(
+                parse(text, CLIENT).imports, real_dir, str(self.home)
+            )
             if os.path.isfile(target) and is_within(target, str(info.load_dir))
         ]
         # Cheapest questions first: git and the assembly only when something could be dropped.

@@ -16,9 +16,9 @@ from typing import NamedTuple
 
 from . import content as fm
 from .gitinfo import GitRepo
-from .imports import TEXT_EXTENSIONS, find_imports, has_text_extension
+from .imports import TEXT_EXTENSIONS, has_text_extension, resolve_imports
 from .locations import is_within
-from .markdown import strip_block_comments
+from .parse import CLIENT, Parsed, parse
 from .policy import Policy
 from .reader import ReadStatus, read_text
 
@@ -211,10 +211,10 @@ class FileChecker:
                 f"invalid UTF-8 at byte {result.replaced}: re-save the file as UTF-8",
             )
         self._size(info, text, result.size, add)
-        frontmatter, body = fm.split_frontmatter(text)
-        self._frontmatter(info, frontmatter, text, add)
-        processed = strip_block_comments(body)
-        if not processed.strip():
+        parsed = parse(text, CLIENT)
+        body, processed = parsed.body, parsed.text
+        self._frontmatter(info, parsed.frontmatter, text, add)
+        if not parsed.stripped:
             add(
                 1,
                 1,
@@ -257,7 +257,7 @@ class FileChecker:
                 )
                 break
         if info.kind != "memory":
-            self._imports(info, body, text, add)
+            self._imports(info, parsed, text, add)
         return Checked(out, text, body)
 
     def _size(self, info: FileInfo, text: str, size: int, add: Add) -> None:
@@ -359,10 +359,10 @@ class FileChecker:
                     f"glob '{pattern}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
                 )
 
-    def _imports(self, info: FileInfo, body: str, text: str, add: Add) -> None:
+    def _imports(self, info: FileInfo, parsed: Parsed, text: str, add: Add) -> None:
         real_dir = os.path.dirname(os.path.realpath(info.path))
         user_file = info.path.is_relative_to(self.home / ".claude")
-        for token, target in find_imports(body, real_dir, str(self.home)):
+        for token, target in resolve_imports(parsed.imports, real_dir, str(self.home)):
             line, col = self._position(text, token)
             shown = f"@{token}"
             if not os.path.lexists(target):
@@ -438,8 +438,10 @@ class FileChecker:
             result = read_text(path, self.policy.limits.skip_bytes)
             if not result.ok:
                 continue
-            _, body = fm.split_frontmatter(result.text)
-            for _, target in reversed(find_imports(body, os.path.dirname(real), str(self.home))):
+            tokens = parse(result.text, CLIENT).imports
+            for _, target in reversed(
+                resolve_imports(tokens, os.path.dirname(real), str(self.home))
+            ):
                 if os.path.isfile(target) and has_text_extension(target):
                     stack.append((target, depth + 1, (*chain, real)))
 

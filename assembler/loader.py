@@ -120,6 +120,7 @@ class Loader:
         "_home",
         "_real_dirs",
         "_resolved",
+        "_switches",
         "_tags",
         "counter",
         "ctx",
@@ -153,6 +154,10 @@ class Loader:
         self._resolved: dict[str, Resolved] = {}
         self._displays: dict[str, str] = {}
         self._tags = {layer: policy.tag_for(layer) for layer in Layer}
+        content = policy.content
+        self._switches = Switches(
+            content.strip_frontmatter, content.strip_html_comments, policy.imports
+        )
         self._home, self._cwd = str(ctx.home), str(ctx.cwd)
         self.observer = ctx.observer
 
@@ -291,11 +296,7 @@ class Loader:
                 path,
                 f"invalid UTF-8 at byte {result.replaced}; loaded with replacement characters: re-save it as UTF-8",
             )
-        content = self.policy.content
-        parsed = parse(
-            result.text,
-            Switches(content.strip_frontmatter, content.strip_html_comments, self.policy.imports),
-        )
+        parsed = parse(result.text, self._switches)
         if parsed.frontmatter.error:
             self.note(
                 "frontmatter-invalid",

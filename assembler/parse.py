@@ -42,6 +42,9 @@ class Switches(NamedTuple):
     find_imports: bool
 
 
+# Everything Claude Code does to a file (what `ctxasm lint` checks against).
+CLIENT = Switches(strip_frontmatter=True, strip_comments=True, find_imports=True)
+
 _lock = threading.Lock()
 _memo: OrderedDict[tuple[str, Switches], Parsed] = OrderedDict()
 _held = 0
