@@ -434,7 +434,7 @@ def inline_text(text: str) -> str:
     Link and emphasis text stays (it is text inside those tokens); destinations do not.
     """
     if "`" in text:
-        text = _without_code_spans(text)
+        text = _code_spans(text)[0]
     if "<" in text:
         text = _INLINE_HTML.sub("\n", text)
     if "](" in text:
@@ -443,10 +443,6 @@ def inline_text(text: str) -> str:
     if "*" in text or "_" in text:
         text = _EMPHASIS.sub("\n", text)
     return text
-
-
-def _without_code_spans(text: str) -> str:
-    return _code_spans(text)[0]
 
 
 def _code_spans(text: str) -> tuple[str, bool]:

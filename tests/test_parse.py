@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from assembler import parse
+from assembler.parse import CLIENT as ALL
 from assembler.parse import Switches
 from tests.trees import build, codes, git_init, run
-
-ALL = Switches(strip_frontmatter=True, strip_comments=True, find_imports=True)
 
 
 @pytest.fixture(autouse=True)
