@@ -6,6 +6,7 @@ import datetime as dt
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import locations
@@ -133,11 +134,25 @@ def _finish(
     )
 
 
-def _today(environ: Mapping[str, str], now: dt.datetime | None) -> str:
+def today(environ: Mapping[str, str], now: dt.datetime | None) -> str:
     override = environ.get("CLAUDE_CODE_OVERRIDE_DATE")
     if override:
         return override
     return (now or dt.datetime.now()).date().isoformat()
+
+
+class Request(NamedTuple):
+    """The arguments of one `assemble()` call, defaults filled in and paths made absolute."""
+
+    cwd: Path
+    policy: str | os.PathLike[str] | Policy | None
+    home: Path
+    managed_dir: Path
+    environ: Mapping[str, str]
+    touched: tuple[PathLike, ...]
+    max_tokens: int | None
+    counter: TokenCounter
+    now: dt.datetime | None
 
 
 def assemble(
@@ -161,24 +176,51 @@ def assemble(
     `environ` default to the real machine; pass them to make a run hermetic. `environment`
     adds the environment section (working directory, platform, git, date), always last.
     `observer` listens to discovery (`explain`, the incremental `Assembler`).
+
+    A request repeated in this process is answered with its last result once everything
+    that result came from is proven unchanged on disk (`assembler.reuse`): the instruction
+    files are read again and compared byte for byte.
     """
-    env = dict(locations.default_environ() if environ is None else environ)
-    home_dir = Path(home) if home is not None else locations.default_home()
-    managed = Path(managed_dir) if managed_dir is not None else locations.default_managed_dir()
-    context = build_context(Path(cwd), home_dir, managed, env)
-    chosen = resolve_policy(policy, context.cwd, context.project_root)
+    request = Request(
+        cwd=Path(os.path.abspath(cwd)),
+        policy=policy,
+        home=Path(home) if home is not None else locations.default_home(),
+        managed_dir=Path(managed_dir)
+        if managed_dir is not None
+        else locations.default_managed_dir(),
+        environ=MappingProxyType(dict(locations.default_environ() if environ is None else environ)),
+        touched=tuple(touched),
+        max_tokens=max_tokens,
+        counter=counter or estimate_tokens,
+        now=now,
+    )
+    if observer is None and not environment:
+        from .reuse import assemble_reusing
+
+        return assemble_reusing(request)
+    return run(request, environment=environment, observer=observer)
+
+
+def run(
+    request: Request, *, environment: bool = False, observer: Observer | None = None
+) -> Assembly:
+    """One discovery run: what `assemble()` does when it has no result to reuse."""
+    env = request.environ
+    context = build_context(request.cwd, request.home, request.managed_dir, env)
+    chosen = resolve_policy(request.policy, context.cwd, context.project_root)
     if chosen.discoverer == "claude-code":
         context = with_client_settings(context)
     if observer is not None:
         context = context._replace(observer=observer)
-    count = counter or estimate_tokens
+    count = request.counter
     discovery = _discover(context, chosen, count)
-    date = _today(env, now)
+    date = today(env, request.now)
     if environment:
         from .environment import environment_source
 
         added = environment_source(context, chosen, count, date)
         discovery = discovery._replace(sources=(*discovery.sources, added))
+    max_tokens = request.max_tokens
     base = Assembly(
         policy=chosen,
         context=context,
@@ -192,7 +234,7 @@ def assemble(
         skills=discovery.skills,
     )
     result = _finish(base, discovered=discovery.sources, touched=(), extra=discovery.diagnostics)
-    for path in touched:
+    for path in request.touched:
         result = result.touch(path)
     return result
 

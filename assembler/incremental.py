@@ -166,7 +166,7 @@ class Recorder(QuietObserver):
 
     __slots__ = ("listed_dirs", "reads", "seen", "since")
 
-    def __init__(self, reads: ReadCache, since_ns: int) -> None:
+    def __init__(self, reads: ReadCache | None, since_ns: int) -> None:
         self.reads = reads
         self.since = since_ns
         self.seen: dict[str, Signature] = {}
@@ -187,10 +187,25 @@ class Recorder(QuietObserver):
         self, loader: Loader, path: str, what: str, st: os.stat_result | None
     ) -> Parsed | None:
         self.saw(path)
+        if self.reads is None:
+            return loader.read_file(path, what, st)
         return self.reads.read(loader, path, what, st, self.since)
 
     def dependencies(self) -> Dependencies:
         return Dependencies(tuple(self.seen), tuple(self.listed_dirs))
+
+
+class ContentRecorder(Recorder):
+    """A `Recorder` that reads every file (no cache) and keeps the bytes each read gave."""
+
+    __slots__ = ("contents",)
+
+    def __init__(self, since_ns: int) -> None:
+        super().__init__(None, since_ns)
+        self.contents: dict[str, bytes] = {}
+
+    def content(self, path: str, data: bytes) -> None:
+        self.contents.setdefault(path, data)
 
 
 class _Result(NamedTuple):
@@ -257,7 +272,7 @@ class Assembler:
         recorder = Recorder(self._reads, since)
         self.runs += 1
         try:
-            self._before_discovery(recorder)
+            record_setup(recorder, self.cwd, self.home, self.managed_dir, self.environ, self.policy)
             assembly = assemble(
                 self.cwd,
                 policy=self.policy,
@@ -296,19 +311,31 @@ class Assembler:
         self._results[key] = found._replace(assembly=found.assembly._replace(date=today))
         return self._results[key].assembly
 
-    def _before_discovery(self, recorder: Recorder) -> None:
-        """Signatures of what `assemble()` reads before discovery, taken before it does."""
-        recorder.saw(str(self.cwd))
-        try:
-            context = build_context(self.cwd, self.home, self.managed_dir, self.environ)
-        except AssemblerError:
-            return  # no usable cwd: the run says so, and the cwd's signature will change
-        for path in _setup_paths(context, self.policy):
-            recorder.saw(path)
-        for directory, entries in _skill_dirs(context):
-            recorder.listed(directory)
-            for entry in entries:
-                recorder.saw(entry)
+
+def record_setup(
+    recorder: Recorder,
+    cwd: Path,
+    home: Path,
+    managed_dir: Path,
+    environ: Mapping[str, str],
+    policy: str | os.PathLike[str] | Policy | None,
+) -> list[str]:
+    """Signatures of what `assemble()` reads before discovery, taken before it does; the
+    paths that, when they are files, the run reads without the `Loader`."""
+    recorder.saw(str(cwd))
+    try:
+        context = build_context(cwd, home, managed_dir, environ)
+    except AssemblerError:
+        return []  # no usable cwd: the run says so, and the cwd's signature will change
+    files = list(_setup_paths(context, policy))
+    for path in files:
+        recorder.saw(path)
+    for directory, entries in _skill_dirs(context):
+        recorder.listed(directory)
+        for entry in entries:
+            recorder.saw(entry)
+            files.append(entry)
+    return files
 
 
 def _setup_paths(context: Context, policy: str | os.PathLike[str] | Policy | None) -> Iterator[str]:

@@ -97,6 +97,7 @@ class Resolved(NamedTuple):
 
 
 _MISSING = Resolved("", False, False)
+_READ_STATUSES = (ReadStatus.OK, ReadStatus.BINARY)  # the file was opened and read through
 
 
 _SKIPS = {
@@ -286,6 +287,8 @@ class Loader:
     def read_file(self, path: str, what: str, st: os.stat_result | None = None) -> Parsed | None:
         """`read` without the observer: always reads the file."""
         result = read_text(path, self.policy.limits.skip_bytes, st)
+        if self.observer is not None and result.status in _READ_STATUSES:
+            self.observer.content(path, result.data)
         if not result.ok:
             self._read_failure(path, result, what)
             return None

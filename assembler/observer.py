@@ -42,6 +42,9 @@ class Observer(Protocol):
     ) -> Parsed | None:
         """`loader.read_file(path, what, st)`, or what it returned before for the same file."""
 
+    def content(self, path: str, data: bytes) -> None:
+        """The loader read `data` from `path` (a text or binary file it opened)."""
+
 
 class QuietObserver:
     """Every hook does nothing and reads go to the file: a base for observers that need few."""
@@ -65,3 +68,6 @@ class QuietObserver:
         self, loader: Loader, path: str, what: str, st: os.stat_result | None
     ) -> Parsed | None:
         return loader.read_file(path, what, st)
+
+    def content(self, path: str, data: bytes) -> None:
+        pass

@@ -33,6 +33,7 @@ class ReadResult(NamedTuple):
     size: int = 0
     detail: str = ""
     replaced: int = -1  # byte offset of the first invalid UTF-8 sequence, or -1
+    data: bytes = b""  # the bytes read (text and binary files), for `same_bytes` later
 
     @property
     def ok(self) -> bool:
@@ -100,9 +101,34 @@ def read_text(path: str, max_bytes: int, st: os.stat_result | None = None) -> Re
         return ReadResult(ReadStatus.TOO_LARGE, size=len(data))
     nul = data.find(b"\0")
     if nul >= 0:
-        return ReadResult(ReadStatus.BINARY, size=len(data), detail=f"NUL byte at offset {nul}")
+        return ReadResult(
+            ReadStatus.BINARY, size=len(data), detail=f"NUL byte at offset {nul}", data=data
+        )
     try:
-        return ReadResult(ReadStatus.OK, data.decode("utf-8"), len(data))
+        return ReadResult(ReadStatus.OK, data.decode("utf-8"), len(data), data=data)
     except UnicodeDecodeError as err:
         text = data.decode("utf-8", "replace")
-        return ReadResult(ReadStatus.OK, text, len(data), replaced=err.start)
+        return ReadResult(ReadStatus.OK, text, len(data), replaced=err.start, data=data)
+
+
+def same_bytes(path: str, data: bytes) -> bool:
+    """Whether `path` holds exactly `data` now: at most `len(data) + 1` bytes are read, and
+    nothing blocks (a FIFO put there meanwhile reads as empty; a directory fails to read)."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except (OSError, ValueError):
+        return False
+    try:
+        chunks: list[bytes] = []
+        remaining = len(data) + 1
+        while remaining > 0:
+            chunk = os.read(fd, remaining)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return b"".join(chunks) == data
