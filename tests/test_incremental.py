@@ -3,7 +3,6 @@ nothing changed; a change anywhere a source is or could appear is seen on the ne
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -15,6 +14,7 @@ import pytest
 
 from assembler import Assembler, assemble
 from assembler.incremental import FRESH_NS, FRESH_WHOLE_SECONDS_NS, settled
+from tests.changes import CHANGES, apply_change
 from tests.trees import build, git_init
 
 # --- what the library opens or lists, while `_CALLS` is not None --------------------------
@@ -139,61 +139,12 @@ def test_only_the_changed_file_is_read_again(tmp_path: Path, repo: Path) -> None
     assert opened == [str(repo / "docs" / "guide.md")]
 
 
-@pytest.mark.parametrize(
-    "change",
-    [
-        "edit",
-        "atomic-save",
-        "delete",
-        "new-local",
-        "new-rules-dir",
-        "new-rule",
-        "import-target",
-        "settings-exclude",
-        "project-config",
-        "git-root",
-        "memory",
-        "skill",
-    ],
-)
+@pytest.mark.parametrize("change", CHANGES)
 def test_every_kind_of_change_is_seen(tmp_path: Path, repo: Path, change: str) -> None:
     cwd = repo / "src"
     asm = Assembler(cwd, **machine(tmp_path))
     before = settle(asm)
-    if change == "edit":
-        (repo / "CLAUDE.md").write_text("Root, edited. @docs/guide.md")
-    elif change == "atomic-save":
-        (repo / ".CLAUDE.md.swp").write_text("Root, saved atomically.")
-        os.replace(repo / ".CLAUDE.md.swp", repo / "CLAUDE.md")
-    elif change == "delete":
-        (repo / "CLAUDE.md").unlink()
-    elif change == "new-local":
-        (cwd / "CLAUDE.local.md").write_text("Mine.")
-    elif change == "new-rules-dir":
-        build(cwd, {".claude/rules/deep/new.md": "New rule."})
-    elif change == "new-rule":
-        (repo / ".claude" / "rules" / "new.md").write_text("New rule.")
-    elif change == "import-target":
-        (cwd / "CLAUDE.md").write_text("Sources. @later.md")
-        settle(asm)
-        (cwd / "later.md").write_text("Imported once it exists.")
-    elif change == "settings-exclude":
-        build(
-            tmp_path,
-            {"home/.claude/settings.json": json.dumps({"claudeMdExcludes": ["**/src/CLAUDE.md"]})},
-        )
-    elif change == "project-config":
-        (repo / ".ctxasm.toml").write_text('[render]\nboundary = ""\n')
-    elif change == "git-root":
-        (cwd / ".git").mkdir()
-    elif change == "memory":
-        from assembler.discover import auto_memory_path
-
-        path = auto_memory_path(before.context)
-        assert path is not None
-        build(path.parent, {"MEMORY.md": "- remembered"})
-    elif change == "skill":
-        build(repo, {".claude/skills/deploy/SKILL.md": "---\ndescription: Ship it.\n---\nSteps."})
+    apply_change(change, tmp_path, repo, cwd, before, lambda: settle(asm))
     after = asm.assemble()
     fresh = assemble(cwd, **machine(tmp_path))
     assert after.render("json") == fresh.render("json")

@@ -3,7 +3,6 @@ it read is read again and compared), a discovery run otherwise."""
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -16,6 +15,7 @@ from assembler import Assembly, assemble, reuse
 from assembler.incremental import signature
 from assembler.observer import QuietObserver
 from assembler.reader import same_bytes
+from tests.changes import CHANGES, apply_change
 from tests.test_incremental import calls, machine, project
 from tests.trees import build
 
@@ -89,74 +89,11 @@ def test_just_written_files_are_not_trusted(tmp_path: Path, repo: Path) -> None:
     assert results[2] is not results[1]
 
 
-@pytest.mark.parametrize(
-    "change",
-    [
-        "edit",
-        "same-size-edit",
-        "atomic-save",
-        "delete",
-        "new-local",
-        "new-rules-dir",
-        "new-rule",
-        "import-target",
-        "settings-exclude",
-        "project-config",
-        "git-root",
-        "memory",
-        "skill",
-        "symlink-target",
-    ],
-)
+@pytest.mark.parametrize("change", CHANGES)
 def test_every_kind_of_change_is_seen(tmp_path: Path, repo: Path, change: str) -> None:
     cwd = repo / "src"
-    build(repo, {"docs/other.md": "Other guide.", "docs/link.md": "Linked."})
     before = settle(cwd, **machine(tmp_path))
-    if change == "edit":
-        (repo / "CLAUDE.md").write_text("Root, edited. @docs/guide.md")
-    elif change == "same-size-edit":
-        path = repo / "CLAUDE.md"
-        st = path.stat()
-        path.write_text("Toor. @docs/guide.md")
-        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
-    elif change == "atomic-save":
-        (repo / ".CLAUDE.md.swp").write_text("Root, saved atomically.")
-        os.replace(repo / ".CLAUDE.md.swp", repo / "CLAUDE.md")
-    elif change == "delete":
-        (repo / "CLAUDE.md").unlink()
-    elif change == "new-local":
-        (cwd / "CLAUDE.local.md").write_text("Mine.")
-    elif change == "new-rules-dir":
-        build(cwd, {".claude/rules/deep/new.md": "New rule."})
-    elif change == "new-rule":
-        (repo / ".claude" / "rules" / "new.md").write_text("New rule.")
-    elif change == "import-target":
-        (cwd / "CLAUDE.md").write_text("Sources. @later.md")
-        settle(cwd, **machine(tmp_path))
-        (cwd / "later.md").write_text("Imported once it exists.")
-    elif change == "settings-exclude":
-        build(
-            tmp_path,
-            {"home/.claude/settings.json": json.dumps({"claudeMdExcludes": ["**/src/CLAUDE.md"]})},
-        )
-    elif change == "project-config":
-        (repo / ".ctxasm.toml").write_text('[render]\nboundary = ""\n')
-    elif change == "git-root":
-        (cwd / ".git").mkdir()
-    elif change == "memory":
-        from assembler.discover import auto_memory_path
-
-        memory = auto_memory_path(before.context)
-        assert memory is not None
-        build(memory.parent, {"MEMORY.md": "- remembered"})
-    elif change == "skill":
-        build(repo, {".claude/skills/deploy/SKILL.md": "---\ndescription: Ship it.\n---\nSteps."})
-    elif change == "symlink-target":
-        (cwd / "CLAUDE.md").write_text("Sources. @link.md")
-        os.symlink(repo / "docs" / "other.md", cwd / "link.md")
-        settle(cwd, **machine(tmp_path))
-        (cwd / "link.md").unlink()
-        os.symlink(repo / "docs" / "link.md", cwd / "link.md")
+    apply_change(change, tmp_path, repo, cwd, before, lambda: settle(cwd, **machine(tmp_path)))
     after = assemble(cwd, **machine(tmp_path))
     assert after.render("json") == fresh(cwd, **machine(tmp_path)).render("json")
     assert after.render("xml") != before.render("xml")
