@@ -125,6 +125,8 @@ def discovery_options(func: F) -> F:
 
 
 def _ttl(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    if not values:  # click calls back for absent options too: do not import tiers for nothing
+        return values
     from .errors import CacheError
     from .tiers import parse_ttl
 

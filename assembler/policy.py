@@ -179,19 +179,31 @@ def _validate(doc: Mapping[str, Any], schema: Mapping[str, Any], origin: str, pr
 # --- loading ------------------------------------------------------------------------------
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    """The parsed file. Never mutate the result: it is shared by every read of the same bytes."""
-    try:
-        with path.open("rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise PolicyError(f"{path}: policy file not found; check the path") from None
-    except OSError as e:
-        raise PolicyError(f"{path}: cannot read ({e.strerror}); check permissions") from None
+def _read_toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
+    """The parsed file (`data`: its bytes, when read already). Never mutate the result: it is
+    shared by every read of the same bytes."""
+    if data is None:
+        data = _read_bytes(path)
     try:
         return _parse_toml(data)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise PolicyError(f"{path}: invalid TOML ({e}); fix the syntax") from None
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        with path.open("rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise PolicyError(f"{path}: policy file not found; check the path") from None
+    except OSError as e:
+        raise PolicyError(f"{path}: cannot read ({e.strerror}); check permissions") from None
+
+
+def _may_configure_ctxasm(data: bytes) -> bool:
+    """Whether a `pyproject.toml` can hold `[tool.ctxasm]` at all: not without the word, unless
+    a quoted key spells it with escapes. Other projects' files are not parsed (nor judged)."""
+    return b"ctxasm" in data or b"\\u" in data or b"\\U" in data
 
 
 @functools.lru_cache(maxsize=32)
@@ -307,8 +319,9 @@ def find_project_config(cwd: Path, project_root: Path) -> tuple[Path, dict[str, 
         if _is_file(config):
             return Path(config), _read_toml(Path(config))
         pyproject = os.path.join(directory, "pyproject.toml")
-        if _is_file(pyproject):
-            table = _read_toml(Path(pyproject)).get("tool", {}).get("ctxasm")
+        data = _read_bytes(Path(pyproject)) if _is_file(pyproject) else b""
+        if _may_configure_ctxasm(data):
+            table = _read_toml(Path(pyproject), data).get("tool", {}).get("ctxasm")
             if isinstance(table, dict):
                 return Path(pyproject), table
         parent = os.path.dirname(directory)

@@ -121,6 +121,21 @@ def test_pyproject_without_the_table_is_not_a_config(tmp_path: Path) -> None:
     assert resolve_policy(None, repo, repo).origin.endswith("claude-code.toml")
 
 
+def test_another_tools_broken_pyproject_is_not_judged(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/pyproject.toml": "[project\nname = 'x'\n"})
+    assert resolve_policy(None, repo, repo).origin.endswith("claude-code.toml")
+    build(tmp_path, {"repo/pyproject.toml": "[tool.ctxasm\n"})  # ours: it must be valid
+    with pytest.raises(PolicyError, match=r"pyproject.toml: invalid TOML"):
+        resolve_policy(None, repo, repo)
+
+
+def test_a_table_named_with_escapes_is_found(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/pyproject.toml": '[tool."ctx\\u0061sm".rules]\norder = "name"\n'})
+    assert resolve_policy(None, repo, repo).rules_order == "name"
+
+
 def test_explicit_policy_wins_over_the_project_config(tmp_path: Path) -> None:
     repo = git_init(tmp_path / "repo")
     build(tmp_path, {"repo/.ctxasm.toml": "[limits]\nmax_tokens = 5\n"})
