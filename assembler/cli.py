@@ -80,30 +80,40 @@ class DiscoveryArgs(NamedTuple):
 def discovery_options(func: F) -> F:
     """The options every command shares to point discovery at any tree, hermetically; the
     command receives them as `discovery` (a `DiscoveryArgs`)."""
+    return _discovery_options(func, touch=True)
 
+
+def start_discovery_options(func: F) -> F:
+    """`discovery_options` without `--touch`, for a command that checks what loads at start
+    (lint): an option it would ignore is not offered."""
+    return _discovery_options(func, touch=False)
+
+
+def _discovery_options(func: F, *, touch: bool) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         kwargs["discovery"] = DiscoveryArgs(
             kwargs.pop("policy"),
-            kwargs.pop("touch"),
+            kwargs.pop("touch", ()),
             kwargs.pop("home"),
             kwargs.pop("managed_dir"),
             kwargs.pop("max_tokens"),
         )
         return func(*args, **kwargs)
 
+    touch_option = click.option(
+        "--touch",
+        "touch",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="A path the agent reads; lazily loaded files are added. Repeatable.",
+    )
     options = [
         click.option(
             "--policy",
             help="Built-in policy name or a policy .toml file (default: the project's config, else claude-code).",
         ),
-        click.option(
-            "--touch",
-            "touch",
-            multiple=True,
-            type=click.Path(path_type=Path),
-            help="A path the agent reads; lazily loaded files are added. Repeatable.",
-        ),
+        *((touch_option,) if touch else ()),
         click.option(
             "--home",
             type=click.Path(file_okay=False, path_type=Path),
@@ -342,7 +352,7 @@ def _lint_command() -> click.Command:
         type=click.Path(file_okay=False, path_type=Path),
         help="Also check the whole context of this directory.",
     )
-    @discovery_options
+    @start_discovery_options
     @click.option(
         "--select",
         multiple=True,

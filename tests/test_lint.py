@@ -329,6 +329,14 @@ def test_missing_file_argument_is_a_usage_error(tmp_path: Path) -> None:
         codes_for(tmp_path, ["nope/CLAUDE.md"])
 
 
+def test_lint_does_not_offer_touch(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": "fine\n"})
+    result = _cli(tmp_path, "CLAUDE.md", "--touch", "CLAUDE.md")
+    assert result.returncode == 2
+    assert "No such option '--touch'" in result.stderr
+    assert _cli(tmp_path, "CLAUDE.md").returncode == 0
+
+
 def test_without_files_every_instruction_file_and_context_is_checked(tmp_path: Path) -> None:
     repo = make(
         tmp_path,
