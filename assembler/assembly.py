@@ -142,7 +142,7 @@ def today(environ: Mapping[str, str], now: dt.datetime | None) -> str:
 
 
 class Request(NamedTuple):
-    """The arguments of one `assemble()` call, defaults filled in and paths made absolute."""
+    """The arguments of one `assemble()` call, defaults filled in."""
 
     cwd: Path
     policy: str | os.PathLike[str] | Policy | None
@@ -182,7 +182,7 @@ def assemble(
     files are read again and compared byte for byte.
     """
     request = Request(
-        cwd=Path(os.path.abspath(cwd)),
+        cwd=Path(cwd),
         policy=policy,
         home=Path(home) if home is not None else locations.default_home(),
         managed_dir=Path(managed_dir)

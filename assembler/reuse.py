@@ -28,6 +28,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .reader import ReadStatus, read_text, same_bytes
@@ -143,14 +144,16 @@ def assemble_reusing(request: Request) -> Assembly:
 
 def request_key(request: Request) -> Key | None:
     """What makes two requests the same; None when one cannot be compared (an unhashable
-    `Policy` or counter)."""
+    `Policy` or counter). The process's directory is part of it: relative paths (a relative
+    `CLAUDE_CONFIG_DIR`, say) mean something else from elsewhere."""
     policy = request.policy
     if isinstance(policy, str | os.PathLike):
         text = os.fspath(policy)
         if text.endswith(".toml") or os.sep in text or "/" in text:  # a path, as `load_policy`
             policy = os.path.abspath(text)
     key = (
-        str(request.cwd),
+        os.getcwd(),
+        os.path.abspath(request.cwd),
         policy,
         os.path.abspath(request.home),
         os.path.abspath(request.managed_dir),
@@ -199,7 +202,12 @@ def _recorded_run(request: Request) -> tuple[Assembly, _Kept | None]:
     since = time.time_ns()
     recorder = ContentRecorder(since)
     setup_files = record_setup(
-        recorder, request.cwd, request.home, request.managed_dir, request.environ, request.policy
+        recorder,
+        Path(os.path.abspath(request.cwd)),
+        request.home,
+        request.managed_dir,
+        request.environ,
+        request.policy,
     )
     for path in request.touched:
         recorder.saw(os.path.abspath(path))

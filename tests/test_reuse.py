@@ -245,3 +245,16 @@ def test_a_request_that_cannot_be_compared_always_runs(tmp_path: Path, repo: Pat
     results = [assemble(repo, counter=_WordCounter(), **machine(tmp_path)) for _ in range(3)]
     assert reuse.info() == reuse.Info(hits=0, runs=3, results=0, size=0)
     assert results[2].render("json") == results[0].render("json")
+
+
+def test_relative_paths_stay_right_when_the_process_changes_directory(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build(tmp_path, {"cfg/CLAUDE.md": "Config one.", "elsewhere/cfg/CLAUDE.md": "Config two."})
+    relative: dict[str, Any] = {**machine(tmp_path), "environ": {"CLAUDE_CONFIG_DIR": "cfg"}}
+    monkeypatch.chdir(tmp_path)
+    assert "Config one." in settle(repo, **relative).text
+    monkeypatch.chdir(tmp_path / "elsewhere")  # the same arguments, another "cfg"
+    after = assemble(repo, **relative)
+    assert "Config two." in after.text
+    assert after.render("json") == fresh(repo, **relative).render("json")
