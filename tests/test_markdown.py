@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assembler.blocks import lex
 from assembler.imports import _IMPORT, import_tokens
 from assembler.markdown import (
     _lexed_import_texts,
     _lexed_strip,
     _outside_fences,
     import_texts,
-    lex,
     strip_block_comments,
 )
 
