@@ -5,7 +5,9 @@ directory, copy `tree/` into it (symlinks kept; a symlink the extraction stored 
 stub file is restored from the list in `SOURCE.md`), `git init`, then assemble with an empty
 home and managed directory at the root and at the deepest directory holding an instruction
 file, and attach a few of `sample_files.txt` as touched paths. Per repository: sources loaded,
-tokens, diagnostics by code, time. Nothing from the corpus is copied into the project.
+tokens, diagnostics by code, time; and whether a repeated call, answered from its kept result
+(`assembler.reuse`), is what a discovery run gives. Nothing from the corpus is copied into the
+project.
 
     python -m benchmarks.corpus [NAME...]
 """
@@ -152,11 +154,29 @@ def _codes(assembly: Any) -> str:
     return ", ".join(f"{c} {n}" for c, n in sorted(codes.items())) or "no diagnostics"
 
 
-def run_repo(source: Path, reps: int = 5) -> int:
-    """Lay out and assemble one repository; the number of runs that raised."""
+def reused_differs(cwd: Path, **kwargs: Any) -> bool:
+    """Whether a repeated `assemble()`, once answered from its kept result, differs from a
+    discovery run (or is never answered so: the files were just laid out, so it waits for
+    them to be older than the clock granularity)."""
+    from assembler import assemble, reuse
+
+    deadline = time.monotonic() + 5
+    before = reuse.info().hits
+    again = None
+    while reuse.info().hits == before and time.monotonic() < deadline:
+        again = assemble(cwd, **kwargs)
+    if again is None or reuse.info().hits == before:
+        return True
+    reuse.forget()
+    return bool(again.render("json") != assemble(cwd, **kwargs).render("json"))
+
+
+def run_repo(source: Path, reps: int = 5) -> tuple[int, int]:
+    """Lay out and assemble one repository; the number of runs that raised, and of repeated
+    calls whose reused result differs from a discovery run."""
     from assembler import assemble
 
-    failures = 0
+    failures = differing = 0
     with tempfile.TemporaryDirectory(prefix="ctxasm-corpus-") as tmp:
         laid = lay_out(source, Path(tmp))
         print(
@@ -190,8 +210,11 @@ def run_repo(source: Path, reps: int = 5) -> int:
             print(
                 f"    {label:<8} {shown}: {_summary(assembly)}, {ms(seconds)}; {_codes(assembly)}"
             )
+            if reused_differs(cwd, home=laid.home, managed_dir=laid.managed, environ={}):
+                differing += 1
+                print(f"    {label:<8} {shown}: the repeated call's result DIFFERS from a run")
         if base is None:
-            return failures
+            return failures, differing
         for rel in pick_touches(source):
             target = laid.repo / rel
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -207,7 +230,7 @@ def run_repo(source: Path, reps: int = 5) -> int:
             added = after.attached(base)
             names = ", ".join(s.display for s in added) or "nothing"
             print(f"    touch    {rel}: +{len(added)} ({names}), {ms(seconds)}")
-    return failures
+    return failures, differing
 
 
 def run(names: Sequence[str] = ()) -> list[Check]:
@@ -218,12 +241,16 @@ def run(names: Sequence[str] = ()) -> list[Check]:
     sources = sorted(p for p in CORPUS.iterdir() if (p / "tree").is_dir())
     if names:
         sources = [p for p in sources if p.name in names]
-    failures = 0
+    failures = differing = 0
     start = time.perf_counter()
     for source in sources:
-        failures += run_repo(source)
+        raised, differs = run_repo(source)
+        failures, differing = failures + raised, differing + differs
     print(f"  {len(sources)} repositories in {time.perf_counter() - start:.1f} s")
-    return [Check("corpus: runs that raised", failures, 0, "")]
+    return [
+        Check("corpus: runs that raised", failures, 0, ""),
+        Check("corpus: repeated calls whose reused result differs from a run", differing, 0, ""),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
