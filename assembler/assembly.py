@@ -89,6 +89,17 @@ class Assembly(NamedTuple):
             extra=(*self.discovery_notes(), *notes),
         )
 
+    def dated(self, now: dt.datetime | None = None) -> Assembly:
+        """This assembly as of `now` (default: today), for a kept result: a live date moves on
+        at midnight; a fixed one (`now`, `CLAUDE_CODE_OVERRIDE_DATE`) does not."""
+        date = today(self.context.environ, now)
+        return self if self.date == date else self._replace(date=date)
+
+    def detached(self) -> Assembly:
+        """The same value without the run's observer: later `touch()` calls must not feed
+        a record that is finished (`explain`, the `Assembler`, reuse)."""
+        return self._replace(context=self.context._replace(observer=None))
+
     def attached(self, since: Assembly) -> tuple[Source, ...]:
         """The sources this assembly has and `since` does not (what a touch attached)."""
         known = {s.path for s in since.discovered}

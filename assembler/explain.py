@@ -192,7 +192,7 @@ def explain(
         before, assembly = assembly, assembly.touch(path)
         for source in assembly.attached(before):
             attached_in[source.path] = phase
-    assembly = assembly._replace(context=assembly.context._replace(observer=None))
+    assembly = assembly.detached()
     return _explanation(assembly, trace.events, attached_in)
 
 

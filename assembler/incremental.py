@@ -33,7 +33,7 @@ from .assembly import Assembly, assemble
 from .discover import build_context
 from .errors import AssemblerError
 from .observer import QuietObserver
-from .policy import PROJECT_CONFIG, Policy, find_project_config
+from .policy import PROJECT_CONFIG, Policy, find_project_config, is_policy_path
 from .tokens import TokenCounter, estimate_tokens
 
 if TYPE_CHECKING:
@@ -288,8 +288,7 @@ class Assembler:
         finally:
             self.dependencies = recorder.dependencies()
             self._reads.prune()
-        # The caller gets a plain value: later `touch()` calls must not feed this run's record.
-        assembly = assembly._replace(context=assembly.context._replace(observer=None))
+        assembly = assembly.detached()
         signatures = tuple(recorder.seen.values())
         self._results[key] = _Result(
             assembly,
@@ -302,14 +301,11 @@ class Assembler:
         return assembly
 
     def _dated(self, key: tuple[str, ...], found: _Result) -> Assembly:
-        """A live date (no `now`, no override) moves on at midnight; nothing else does."""
-        if self.now is not None or self.environ.get("CLAUDE_CODE_OVERRIDE_DATE"):
-            return found.assembly
-        today = dt.date.today().isoformat()
-        if found.assembly.date == today:
-            return found.assembly
-        self._results[key] = found._replace(assembly=found.assembly._replace(date=today))
-        return self._results[key].assembly
+        """The kept result, its date moved on if midnight passed (the new one is kept)."""
+        dated = found.assembly.dated(self.now)
+        if dated is not found.assembly:
+            self._results[key] = found._replace(assembly=dated)
+        return dated
 
 
 def record_setup(
@@ -359,7 +355,7 @@ def _setup_paths(context: Context, policy: str | os.PathLike[str] | Policy | Non
             yield from _extends_chain(found[0], found[1])
     elif isinstance(policy, str | os.PathLike):
         text = os.fspath(policy)
-        if text.endswith(".toml") or os.sep in text or "/" in text:  # as `load_policy` decides
+        if is_policy_path(text):
             path = Path(text).resolve()
             yield str(path)
             yield from _extends_chain(path, _toml(path))

@@ -300,10 +300,15 @@ def _build(doc: Mapping[str, Any], origin: str) -> Policy:
     )
 
 
+def is_policy_path(text: str) -> bool:
+    """Whether a `--policy` value names a TOML file (else a built-in policy)."""
+    return text.endswith(".toml") or os.sep in text or "/" in text
+
+
 def load_policy(spec: str | os.PathLike[str]) -> Policy:
     """A built-in policy by name, or a policy TOML file by path."""
     text = os.fspath(spec)
-    if text.endswith(".toml") or os.sep in text or "/" in text:
+    if is_policy_path(text):
         path = Path(text).resolve()
         doc = _read_toml(path)
         return _build(_load_document(doc, str(path), path.parent, ()), str(path))

@@ -133,7 +133,7 @@ def assemble_reusing(request: Request) -> Assembly:
     kept = memo.get(key)
     if kept is not None and current(kept):
         memo.hit(key, kept)
-        return _dated(kept.assembly, request)
+        return kept.assembly.dated(request.now)
     if not memo.sight(key):
         return run(request)
     assembly, recorded = _recorded_run(request)
@@ -146,11 +146,11 @@ def request_key(request: Request) -> Key | None:
     """What makes two requests the same; None when one cannot be compared (an unhashable
     `Policy` or counter). The process's directory is part of it: relative paths (a relative
     `CLAUDE_CONFIG_DIR`, say) mean something else from elsewhere."""
+    from .policy import is_policy_path
+
     policy = request.policy
-    if isinstance(policy, str | os.PathLike):
-        text = os.fspath(policy)
-        if text.endswith(".toml") or os.sep in text or "/" in text:  # a path, as `load_policy`
-            policy = os.path.abspath(text)
+    if isinstance(policy, str | os.PathLike) and is_policy_path(os.fspath(policy)):
+        policy = os.path.abspath(policy)
     key = (
         os.getcwd(),
         os.path.abspath(request.cwd),
@@ -176,22 +176,18 @@ def current(kept: _Kept) -> bool:
 
     if not unchanged(kept.paths, kept.signatures):
         return False
-    for directory, names in kept.listings:
-        try:
-            with os.scandir(directory) as it:
-                if frozenset(entry.name for entry in it) != names:
-                    return False
-        except OSError:
-            return False
+    if any(_entries(directory) != names for directory, names in kept.listings):
+        return False
     return all(same_bytes(path, data) for path, data in kept.contents)
 
 
-def _dated(assembly: Assembly, request: Request) -> Assembly:
-    """A live date (no `now`, no override) moves on at midnight; nothing else does."""
-    from .assembly import today
-
-    date = today(request.environ, request.now)
-    return assembly if assembly.date == date else assembly._replace(date=date)
+def _entries(directory: str) -> frozenset[str] | None:
+    """The names in `directory`, or None when it cannot be listed."""
+    try:
+        with os.scandir(directory) as it:
+            return frozenset(entry.name for entry in it)
+    except OSError:
+        return None
 
 
 def _recorded_run(request: Request) -> tuple[Assembly, _Kept | None]:
@@ -211,18 +207,13 @@ def _recorded_run(request: Request) -> tuple[Assembly, _Kept | None]:
     )
     for path in request.touched:
         recorder.saw(os.path.abspath(path))
-    assembly = run(request, observer=recorder)
-    assembly = assembly._replace(context=assembly.context._replace(observer=None))
+    assembly = run(request, observer=recorder).detached()
     signatures = tuple(recorder.seen.values())
     if not all(settled(s, since) for s in signatures):
         return assembly, None
-    listings = []
-    for directory in recorder.listed_dirs:
-        try:
-            with os.scandir(directory) as it:
-                listings.append((directory, frozenset(entry.name for entry in it)))
-        except OSError:
-            continue  # missing or unlistable: its signature (an errno, or a ctime) says more
+    # A directory that cannot be listed (missing, unreadable) is left to its signature.
+    listed = ((directory, _entries(directory)) for directory in recorder.listed_dirs)
+    listings = tuple((directory, names) for directory, names in listed if names is not None)
     read = recorder.contents
     for path in setup_files:  # settings, approvals, policy files, SKILL.md: read them too
         if path not in read:
@@ -234,7 +225,7 @@ def _recorded_run(request: Request) -> tuple[Assembly, _Kept | None]:
         assembly,
         tuple(recorder.seen),
         signatures,
-        tuple(listings),
+        listings,
         contents,
         sum(len(data) for _, data in contents) + sum(len(s.content) for s in assembly.discovered),
     )
