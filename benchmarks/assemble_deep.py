@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -193,7 +193,8 @@ def reuse_calls(m: Monorepo) -> Check:
 
     call = assembler_call(m)
     before = reuse.info().hits
-    _, seen = _audited(call)
+    with audited() as seen:
+        call()
     opened = {os.path.normpath(p) for e, p in seen if e == "open"}
     listed = {p for e, p in seen if e in ("os.scandir", "os.listdir")}
     must_read = {os.path.normpath(p) for p in m.must_read}
@@ -209,7 +210,10 @@ def reuse_calls(m: Monorepo) -> Check:
     )
 
 
+# Where the audit hook writes while `audited()` is open. A hook cannot be removed, so it is
+# installed once, on first use: the timings taken before it pay nothing for it.
 _AUDIT: list[tuple[str, str]] | None = None
+_HOOKED = False
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
@@ -219,15 +223,17 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             _AUDIT.append((event, os.fsdecode(target)))
 
 
-def _audited(call: Callable[[], Any]) -> tuple[Any, list[tuple[str, str]]]:
-    """`call()`, and the files it opened and directories it listed."""
-    global _AUDIT
-    if not getattr(_audited, "hooked", False):
+@contextlib.contextmanager
+def audited() -> Iterator[list[tuple[str, str]]]:
+    """The files opened and directories listed meanwhile, as (event, path)."""
+    global _AUDIT, _HOOKED
+    if not _HOOKED:
         sys.addaudithook(_audit)
-        _audited.hooked = True  # type: ignore[attr-defined]
-    _AUDIT = []
+        _HOOKED = True
+    events: list[tuple[str, str]] = []
+    _AUDIT = events
     try:
-        return call(), _AUDIT
+        yield events
     finally:
         _AUDIT = None
 
@@ -314,35 +320,23 @@ def _count_calls(m: Monorepo, depth: int) -> dict[str, Any]:
         asm()
 
     call()  # warm: imports and policy loading are not what we count
-    events: list[tuple[str, str]] = []
-    counting = False
-
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if counting and event in ("open", "os.scandir", "os.listdir"):
-            target = args[0]
-            if isinstance(target, (str, bytes, os.PathLike)):
-                events.append((event, os.fsdecode(target)))
-
-    sys.addaudithook(hook)
     real_stat, real_lstat = os.stat, os.lstat
+    with audited() as events:  # opens and listings; stat calls are counted by wrappers
 
-    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        if counting and isinstance(path, (str, bytes, os.PathLike)):
-            events.append(("stat", os.fsdecode(path)))
-        return real_stat(path, *args, **kwargs)
+        def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+            if isinstance(path, (str, bytes, os.PathLike)):
+                events.append(("stat", os.fsdecode(path)))
+            return real_stat(path, *args, **kwargs)
 
-    def lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
-        if counting:
+        def lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
             events.append(("lstat", os.fsdecode(path)))
-        return real_lstat(path, *args, **kwargs)
+            return real_lstat(path, *args, **kwargs)
 
-    os.stat, os.lstat = stat, lstat
-    try:
-        counting = True
-        call()
-        counting = False
-    finally:
-        os.stat, os.lstat = real_stat, real_lstat
+        os.stat, os.lstat = stat, lstat
+        try:
+            call()
+        finally:
+            os.stat, os.lstat = real_stat, real_lstat
 
     expected = m.expected(cwd)
     root = str(m.root)
