@@ -26,26 +26,29 @@ from .errors import (
     RenderError,
     SkillError,
 )
-from .model import Cut, Diagnostic, Layer, Reason, Severity, Source, Stats, Why
+from .model import Cut, Diagnostic, Layer, Policy, Reason, Severity, Source, Stats, Why
 
 if TYPE_CHECKING:
     from .assembly import Assembly, assemble
-    from .incremental import Assembler
-    from .policy import Policy, load_policy
-    from .tiers import TTL, RequestOptions
-    from .tokens import TokenCounter, estimate_tokens
+    from .live.assembler import Assembler
+    from .model import TokenCounter
+    from .output.tiers import TTL, RequestOptions
+    from .policy import load_policy
+    from .request import Options, Request
+    from .tokens import estimate_tokens
 
 # The pipeline is imported on first use, so `import assembler` (and `ctxasm lint`, which
 # needs only part of it) does not pay for discovery, budgeting and rendering up front.
 _LAZY = {
     "Assembly": ".assembly",
     "assemble": ".assembly",
-    "Assembler": ".incremental",
-    "Policy": ".policy",
+    "Assembler": ".live.assembler",
     "load_policy": ".policy",
-    "RequestOptions": ".tiers",
-    "TTL": ".tiers",
-    "TokenCounter": ".tokens",
+    "Options": ".request",
+    "Request": ".request",
+    "RequestOptions": ".output.tiers",
+    "TTL": ".output.tiers",
+    "TokenCounter": ".model",
     "estimate_tokens": ".tokens",
 }
 
@@ -68,10 +71,12 @@ __all__ = [
     "Diagnostic",
     "DiscoveryError",
     "Layer",
+    "Options",
     "Policy",
     "PolicyError",
     "Reason",
     "RenderError",
+    "Request",
     "RequestOptions",
     "Severity",
     "SkillError",

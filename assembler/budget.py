@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .model import Cut, Diagnostic, Layer, Severity, Source, Stats
-from .policy import Policy
-from .sections import SEPARATOR, section_text, source_section
-from .tokens import TokenCounter, text_stats
+from . import codes
+from .model import Cut, Diagnostic, Layer, Policy, Source, Stats, TokenCounter
+from .output.sections import SEPARATOR, section_text, source_section
+from .tokens import text_stats
 
 PROTECTED = frozenset({Layer.MANAGED, Layer.BASE})
 INDEX_NAME = "MEMORY.md"
@@ -118,9 +118,7 @@ def _per_file(
         )
         source = source._replace(content=limited, stats=after, cuts=(*source.cuts, cut))
         notes.append(
-            Diagnostic(
-                "file-truncated",
-                Severity.WARNING,
+            codes.FILE_CHARS.at(
                 source.display,
                 f"{source.original.chars:,} chars, over the {limits.file_chars:,}-char limit; "
                 f"cut to {after.chars:,}: shorten it or move detail elsewhere",
@@ -134,9 +132,7 @@ def _per_file(
             cut = _cut("index", f"index limit: {why}", source.stats, after)
             source = source._replace(content=text, stats=after, cuts=(*source.cuts, cut))
             notes.append(
-                Diagnostic(
-                    "index-truncated",
-                    Severity.WARNING,
+                codes.INDEX_CUT.at(
                     source.display,
                     f"{INDEX_NAME} is {why}; only the first {after.lines - 2} lines were loaded: "
                     "keep index entries to one line and move detail into topic files",
@@ -180,14 +176,6 @@ def _fit(source: Source, allowed: int, policy: Policy, counter: TokenCounter) ->
     return first[:lo] + BUDGET_MARKER if lo > 0 else None
 
 
-def _total(sources: Sequence[Source], policy: Policy, counter: TokenCounter) -> int:
-    live = [s for s in sources if not s.dropped]
-    total = sum(section_cost(s, policy, counter) for s in live)
-    if policy.boundary and live:
-        total += counter(policy.boundary + SEPARATOR)
-    return total
-
-
 def apply_budget(
     sources: Sequence[Source], policy: Policy, max_tokens: int, counter: TokenCounter
 ) -> tuple[tuple[Source, ...], tuple[Diagnostic, ...]]:
@@ -198,59 +186,72 @@ def apply_budget(
         limited, found = _per_file(source, policy, counter)
         out.append(limited)
         notes += found
-    if max_tokens <= 0:
-        return tuple(out), tuple(notes)
-    total = _total(out, policy, counter)
+    if max_tokens > 0:
+        notes += _fit_total(out, policy, max_tokens, counter)
+    return tuple(out), tuple(notes)
+
+
+def _fit_total(
+    out: list[Source], policy: Policy, max_tokens: int, counter: TokenCounter
+) -> list[Diagnostic]:
+    """Cut `out` in place until it fits `max_tokens`: the least stable, last loaded first.
+
+    Each section's cost is counted once and the total kept up to date as sources are cut
+    (linear in the number of sources, plus the binary search of each trim)."""
+    notes: list[Diagnostic] = []
+    costs = [0 if s.dropped else section_cost(s, policy, counter) for s in out]
+    live = sum(1 for s in out if not s.dropped)
+    marker = counter(policy.boundary + SEPARATOR) if policy.boundary else 0  # while any is live
+    content = sum(costs)
+    total = content + (marker if live else 0)
     victims = sorted(
-        (i for i, s in enumerate(out) if s.layer not in PROTECTED),
+        (i for i, s in enumerate(out) if s.layer not in PROTECTED and not s.dropped),
         key=lambda i: (-out[i].layer.rank, -i),
     )
     for i in victims:
         over = total - max_tokens
         if over <= 0:
             break
-        source = out[i]
-        cost = section_cost(source, policy, counter)
+        source, cost = out[i], costs[i]
         trimmed = _fit(source, cost - over, policy, counter) if cost > over else None
         if trimmed is not None:
-            after = text_stats(trimmed, counter)
-            cut = _cut(
-                "budget-trim", f"trimmed to fit --max-tokens {max_tokens:,}", source.stats, after
-            )
-            out[i] = source._replace(
-                content=trimmed, lazy=False, stats=after, cuts=(*source.cuts, cut)
-            )
-            notes.append(
-                Diagnostic(
-                    "budget-trimmed",
-                    Severity.WARNING,
-                    source.display,
-                    f"trimmed by {cut.tokens:,} tokens ({cut.lines:,} lines) to fit the {max_tokens:,}-token budget",
-                )
-            )
+            out[i], note = _trimmed(source, trimmed, max_tokens, counter)
+            costs[i] = section_cost(out[i], policy, counter)
         else:
-            empty = Stats(0, 0, 0, 0)
-            cut = _cut(
-                "budget-drop", f"dropped to fit --max-tokens {max_tokens:,}", source.stats, empty
-            )
-            out[i] = source._replace(dropped=True, cuts=(*source.cuts, cut))
-            notes.append(
-                Diagnostic(
-                    "budget-dropped",
-                    Severity.WARNING,
-                    source.display,
-                    f"dropped ({source.stats.tokens:,} tokens) to fit the {max_tokens:,}-token budget",
-                )
-            )
-        total = _total(out, policy, counter)
+            out[i], note = _dropped(source, max_tokens)
+            costs[i] = 0
+            live -= 1
+        notes.append(note)
+        content += costs[i] - cost
+        total = content + (marker if live else 0)
     if total > max_tokens:
         notes.append(
-            Diagnostic(
-                "budget-unmet",
-                Severity.ERROR,
+            codes.OVER_BUDGET.at(
                 "<assembly>",
                 f"{total:,} tokens remain over the {max_tokens:,}-token budget after cutting everything "
                 "but managed and base text: raise --max-tokens or shorten the managed files",
             )
         )
-    return tuple(out), tuple(notes)
+    return notes
+
+
+def _trimmed(
+    source: Source, text: str, max_tokens: int, counter: TokenCounter
+) -> tuple[Source, Diagnostic]:
+    after = text_stats(text, counter)
+    cut = _cut("budget-trim", f"trimmed to fit --max-tokens {max_tokens:,}", source.stats, after)
+    note = codes.BUDGET_TRIMMED.at(
+        source.display,
+        f"trimmed by {cut.tokens:,} tokens ({cut.lines:,} lines) to fit the {max_tokens:,}-token budget",
+    )
+    return source._replace(content=text, lazy=False, stats=after, cuts=(*source.cuts, cut)), note
+
+
+def _dropped(source: Source, max_tokens: int) -> tuple[Source, Diagnostic]:
+    empty = Stats(0, 0, 0, 0)
+    cut = _cut("budget-drop", f"dropped to fit --max-tokens {max_tokens:,}", source.stats, empty)
+    note = codes.BUDGET_DROPPED.at(
+        source.display,
+        f"dropped ({source.stats.tokens:,} tokens) to fit the {max_tokens:,}-token budget",
+    )
+    return source._replace(dropped=True, cuts=(*source.cuts, cut)), note

@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 
 import click
 
@@ -20,10 +20,11 @@ from .errors import AssemblerError
 from .model import Diagnostic, Severity
 
 if TYPE_CHECKING:
-    from .tiers import RequestOptions
+    from .assembly import Assembly
+    from .output.tiers import RequestOptions
+    from .request import Options
 
 F = TypeVar("F", bound=Callable[..., Any])
-FORMAT_CHOICES = ("xml", "markdown", "json", "claude-code", "anthropic", "openai")
 
 
 def handle_errors(func: F) -> F:
@@ -66,14 +67,16 @@ class DiscoveryArgs(NamedTuple):
     managed_dir: Path | None
     max_tokens: int | None
 
-    def library_args(self) -> dict[str, Any]:
-        """Keyword arguments of `assemble`, `explain`, `lint` and `Assembler` (not `touched`)."""
+    def options(self, *, touched: bool = True) -> Options:
+        """The library's options (`request.Options`) for `assemble`, `explain`, `lint` and the
+        `Assembler`; `touched=False` leaves the touched paths out (watch passes them per run)."""
         return {
             "policy": self.policy,
             "home": self.home,
             "managed_dir": self.managed_dir,
             "environ": cli_environ(self.home),
             "max_tokens": self.max_tokens,
+            "touched": self.touched if touched else (),
         }
 
 
@@ -138,7 +141,7 @@ def _ttl(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) ->
     if not values:  # click calls back for absent options too: do not import tiers for nothing
         return values
     from .errors import CacheError
-    from .tiers import parse_ttl
+    from .output.tiers import parse_ttl
 
     for value in values:
         try:
@@ -148,6 +151,76 @@ def _ttl(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) ->
     return values
 
 
+_CACHE_OPTIONS = ("ttl", "scope", "model", "min_cache_tokens", "reserve_breakpoint", "openai_api")
+
+
+def _request_value(given: dict[str, Any]) -> RequestOptions | None:
+    """A `RequestOptions` from the cache options as given; None when all are the defaults (so
+    `ctxasm render` need not import the tiers module)."""
+    defaults = given["openai_api"] == "responses" and all(
+        given[name] in (None, False, ()) for name in _CACHE_OPTIONS if name != "openai_api"
+    )
+    if defaults:
+        return None
+    from .output.tiers import make_options
+
+    return make_options(
+        ttl=given["ttl"],
+        scope=given["scope"],
+        model=given["model"],
+        min_tokens=given["min_cache_tokens"],
+        reserve_breakpoint=given["reserve_breakpoint"],
+        openai_api=given["openai_api"],
+    )
+
+
+def _cache_options(api: bool) -> list[Callable[[F], F]]:
+    options = [
+        click.option(
+            "--env",
+            is_flag=True,
+            help="Add the environment section (cwd, platform, git branch and status, date), last.",
+        ),
+        click.option(
+            "--ttl",
+            multiple=True,
+            callback=_ttl,
+            metavar="5m|1h|TIER=5m|TIER=1h",
+            help="Cache TTL of every breakpoint, or of one tier (repeatable); longest first.",
+        ),
+        click.option(
+            "--scope",
+            type=click.Choice(("global",)),
+            help="Cache scope of the breakpoint that ends the static prefix.",
+        ),
+        click.option(
+            "--model", help="Model id; sets the minimum cacheable length (default 1,024)."
+        ),
+        click.option(
+            "--min-cache-tokens",
+            type=click.IntRange(min=0),
+            help="Minimum cacheable length in tokens (overrides --model).",
+        ),
+        click.option(
+            "--reserve-breakpoint",
+            is_flag=True,
+            help="Use at most 3 breakpoints: one stays free for the conversation.",
+        ),
+    ]
+    if api:
+        options.append(
+            click.option(
+                "--api",
+                "openai_api",
+                type=click.Choice(("responses", "chat")),
+                default="responses",
+                show_default=True,
+                help="Request shape of --format openai.",
+            )
+        )
+    return options
+
+
 def request_options(*, api: bool) -> Callable[[F], F]:
     """The agent-facing options, handed to the command as `request` (a `RequestOptions`, or
     None for the defaults) and `env` (add the environment section)."""
@@ -155,69 +228,13 @@ def request_options(*, api: bool) -> Callable[[F], F]:
     def decorate(func: F) -> F:
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            given = {
-                "ttl": kwargs.pop("ttl"),
-                "scope": kwargs.pop("scope"),
-                "model": kwargs.pop("model"),
-                "min_tokens": kwargs.pop("min_cache_tokens"),
-                "reserve_breakpoint": kwargs.pop("reserve_breakpoint"),
-                "openai_api": kwargs.pop("openai_api", "responses"),
-            }
-            kwargs["request"] = None  # the defaults: `ctxasm render` need not import tiers
-            chosen = [v for k, v in given.items() if k != "openai_api"]
-            if any(not (v is None or v is False or v == ()) for v in chosen) or (
-                given["openai_api"] != "responses"
-            ):
-                from .tiers import make_options
-
-                kwargs["request"] = make_options(**given)
+            given = {name: kwargs.pop(name) for name in _CACHE_OPTIONS if name in kwargs}
+            given.setdefault("openai_api", "responses")
+            kwargs["request"] = _request_value(given)
             return func(*args, **kwargs)
 
-        options = [
-            click.option(
-                "--env",
-                is_flag=True,
-                help="Add the environment section (cwd, platform, git branch and status, date), last.",
-            ),
-            click.option(
-                "--ttl",
-                multiple=True,
-                callback=_ttl,
-                metavar="5m|1h|TIER=5m|TIER=1h",
-                help="Cache TTL of every breakpoint, or of one tier (repeatable); longest first.",
-            ),
-            click.option(
-                "--scope",
-                type=click.Choice(("global",)),
-                help="Cache scope of the breakpoint that ends the static prefix.",
-            ),
-            click.option(
-                "--model", help="Model id; sets the minimum cacheable length (default 1,024)."
-            ),
-            click.option(
-                "--min-cache-tokens",
-                type=click.IntRange(min=0),
-                help="Minimum cacheable length in tokens (overrides --model).",
-            ),
-            click.option(
-                "--reserve-breakpoint",
-                is_flag=True,
-                help="Use at most 3 breakpoints: one stays free for the conversation.",
-            ),
-        ]
-        if api:
-            options.append(
-                click.option(
-                    "--api",
-                    "openai_api",
-                    type=click.Choice(("responses", "chat")),
-                    default="responses",
-                    show_default=True,
-                    help="Request shape of --format openai.",
-                )
-            )
         decorated: Any = wrapper
-        for option in reversed(options):
+        for option in reversed(_cache_options(api)):
             decorated = option(decorated)
         return decorated  # type: ignore[no-any-return]
 
@@ -290,17 +307,36 @@ def cli() -> None:
     """Assemble, preview and check the instruction context an agent loads."""
 
 
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMAT_CHOICES),
-    help="Output format (default: the policy's, xml).",
-)
+def format_option(func: F) -> F:
+    """`--format`, one of the format registry's names."""
+    from .output import formats
+
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(formats.names()),
+        help="Output format (default: the policy's, xml).",
+    )(func)
+
+
 out_option = click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write here (atomically: temporary file + rename) instead of stdout.",
 )
+
+
+def _assembled(path: Path, discovery: DiscoveryArgs, env: bool) -> Assembly:
+    """What `render` and `cache` report on."""
+    from .assembly import assemble
+
+    return assemble(path, environment=env, **discovery.options())
+
+
+def _finish(assembly: Assembly) -> NoReturn:
+    """Diagnostics on stderr; exit 1 when any is an error."""
+    report(assembly.diagnostics)
+    sys.exit(1 if assembly.errors else 0)
 
 
 @_lazy_command
@@ -327,14 +363,9 @@ def _render_command() -> click.Command:
         request: RequestOptions | None,
     ) -> None:
         """Print the context an agent started in PATH would see."""
-        from .assembly import assemble
-
-        assembly = assemble(
-            path, **discovery.library_args(), touched=discovery.touched, environment=env
-        )
+        assembly = _assembled(path, discovery, env)
         write_output(assembly.render(fmt, date=date, options=request), out)
-        report(assembly.diagnostics)
-        sys.exit(1 if assembly.errors else 0)
+        _finish(assembly)
 
     return render
 
@@ -381,14 +412,14 @@ def _lint_command() -> click.Command:
     ) -> None:
         """Check instruction files (all of them under . when FILES is empty)."""
         from .lint import lint as run_lint
-        from .lint_report import render as render_findings
+        from .lint.report import render as render_findings
 
         result = run_lint(
             files,
             cwd=cwd,
-            **discovery.library_args(),
             select=_codes(select),
             ignore=_codes(ignore),
+            **discovery.options(touched=False),
         )
         write_output(render_findings(result.findings, fmt), None)
         if fmt == "text" and result.findings:
@@ -399,6 +430,20 @@ def _lint_command() -> click.Command:
         sys.exit(1 if result.failed else 0)
 
     return lint
+
+
+@_lazy_command
+def _codes_command() -> click.Command:
+    @click.command("codes")
+    @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
+    @handle_errors
+    def codes_command(as_json: bool) -> None:
+        """List every diagnostic code: its name, severity in lint and at load, and summary."""
+        from .codes import CATALOGUE, catalogue_json, catalogue_text
+
+        write_output(catalogue_json(CATALOGUE) if as_json else catalogue_text(CATALOGUE), None)
+
+    return codes_command
 
 
 @_lazy_command
@@ -429,20 +474,22 @@ def _cache_command() -> click.Command:
         as_json: bool,
     ) -> None:
         """Per tier: tokens, hash and breakpoints; against a snapshot: where the cache breaks."""
-        from .assembly import assemble
-        from .cache import build_report, load_snapshot, report_json, report_text, snapshot_text
-        from .tiers import plan_for
+        from .output.cache import (
+            build_report,
+            load_snapshot,
+            report_json,
+            report_text,
+            snapshot_text,
+        )
+        from .output.tiers import plan_for
 
         previous = load_snapshot(against) if against else None
-        assembly = assemble(
-            path, **discovery.library_args(), touched=discovery.touched, environment=env
-        )
+        assembly = _assembled(path, discovery, env)
         result = build_report(plan_for(assembly, request), previous)
         if save:
             write_output(snapshot_text(result.snapshot), save)
         write_output(report_json(result) if as_json else report_text(result, str(against)), None)
-        report(assembly.diagnostics)
-        sys.exit(1 if assembly.errors else 0)
+        _finish(assembly)
 
     return cache
 
@@ -453,7 +500,10 @@ def _explain_command() -> click.Command:
     @click.argument("path", default=".", type=click.Path(path_type=Path))
     @discovery_options
     @click.option(
-        "--json", "as_json", is_flag=True, help="The same facts as JSON (schema in the README)."
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="The same facts as JSON (schema in docs/explain.md).",
     )
     @click.option(
         "--all", "show_all", is_flag=True, help="Also list candidate locations that do not exist."
@@ -466,10 +516,10 @@ def _explain_command() -> click.Command:
         show_all: bool,
     ) -> None:
         """Every candidate source in load order: why it is there, its size, what became of it."""
-        from .explain import explain as run_explain
-        from .explain_view import json_text, show
+        from .live.explain import explain as run_explain
+        from .live.explain_view import json_text, show
 
-        result = run_explain(path, **discovery.library_args(), touched=discovery.touched)
+        result = run_explain(path, **discovery.options())
         if as_json:
             write_output(json_text(result, show_all=show_all), None)
         else:
@@ -511,15 +561,14 @@ def _watch_command() -> click.Command:
         import contextlib
         import signal
 
-        from .incremental import Assembler
+        from .live.assembler import Assembler
+        from .live.watch import Watcher, printable
 
         # Ctrl-C must end a watch even when it was started from a shell that ignores SIGINT in
         # background jobs (Python then installs no handler of its own); SIGTERM ends it cleanly too.
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.default_int_handler)
-        from .watch import Watcher, printable
-
-        assembler = Assembler(path, **discovery.library_args())
+        assembler = Assembler(path, **discovery.options(touched=False))
         with (
             Watcher(
                 assembler,

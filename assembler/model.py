@@ -1,9 +1,18 @@
-"""Values passed between the pipeline stages: frozen, slotted, tuple-valued."""
+"""Values passed between the pipeline stages: frozen, slotted, tuple-valued.
+
+The policy's values live here too (`Policy`, `Limits`, ...): every stage reads them, and the
+module that loads policies (`policy`) sits above the client registry it validates against.
+"""
 
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, Protocol
+
+# Any `Callable[[str], int]` counts tokens; `tokens.estimate_tokens` is the default.
+TokenCounter = Callable[[str], int]
+BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
 
 
 class Layer(enum.Enum):
@@ -116,3 +125,106 @@ class Source(NamedTuple):
     paths: tuple[str, ...] = ()
     lazy: bool = False
     dropped: bool = False
+
+
+class Skill(NamedTuple):
+    """One listed skill: what the skills index shows, and where its full text is."""
+
+    name: str
+    description: str
+    path: str  # the SKILL.md as reached (through a symlinked directory: the link's path)
+    display: str
+    layer: Layer
+    directory: str  # the skill's directory name (the client's command name)
+
+
+# --- policy values ------------------------------------------------------------------------
+
+
+class RulesOrder(enum.Enum):
+    """How a rules directory is read: as the client does, or sorted for every machine alike."""
+
+    DIRECTORY = "directory"  # raw `os.scandir` order, as Claude Code reads rules
+    NAME = "name"
+
+
+class Limits(NamedTuple):
+    file_chars: int = 0
+    truncation_marker: str = "\n...(truncated)"
+    skip_bytes: int = 4 * 1024 * 1024
+    large_file_chars: int = 40_000
+    index_lines: int = 200
+    index_chars: int = 25_000
+    max_tokens: int = 0
+
+
+class ContentRules(NamedTuple):
+    strip_frontmatter: bool = True
+    strip_html_comments: bool = True
+    skip_empty: bool = True
+
+
+class WorkspaceFile(NamedTuple):
+    path: str
+    tag: str
+    layer: Layer
+    is_index: bool = False
+
+
+class LintSettings(NamedTuple):
+    """The `[lint]` table: which codes, at which severity, and the size guidance."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: tuple[tuple[str, str], ...] = ()  # CODE -> "error" | "warning" | "info" | "off"
+    max_lines: int = 200  # Claude Code's guidance for one CLAUDE.md
+    max_bytes: int = 25_000
+
+
+class Policy(NamedTuple):
+    """Where to look (the client), the limits, and how to render. Built by `policy.load_policy`,
+    which checks `client` and `format` against their registries."""
+
+    name: str
+    origin: str
+    client: str
+    description: str = ""
+    limits: Limits = Limits()
+    content: ContentRules = ContentRules()
+    imports: bool = True
+    import_depth: int = 4
+    rules_order: RulesOrder = RulesOrder.DIRECTORY
+    format: str = "xml"
+    order: tuple[str, ...] = ()
+    boundary: str = BOUNDARY
+    static_layers: tuple[Layer, ...] = (Layer.BASE, Layer.MANAGED)
+    source_attribute: bool = True
+    tags: tuple[tuple[Layer, str], ...] = ()
+    workspace: tuple[WorkspaceFile, ...] = ()
+    missing_text: str = "(file not found)"
+    skills: bool = True  # the `<skills>` index, for clients that list skills
+    lint: LintSettings = LintSettings()
+
+    def tag_for(self, layer: Layer) -> str:
+        return dict(self.tags).get(layer, layer.value)
+
+
+# --- what the renderers read --------------------------------------------------------------
+
+
+class Assembled(Protocol):
+    """What rendering needs of an assembly (`assembly.Assembly` is one). The renderers depend
+    on this shape, not on the module that assembles, so that module can call them."""
+
+    @property
+    def policy(self) -> Policy: ...
+    @property
+    def sources(self) -> tuple[Source, ...]: ...
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]: ...
+    @property
+    def touched(self) -> tuple[str, ...]: ...
+    @property
+    def date(self) -> str: ...
+    @property
+    def counter(self) -> TokenCounter: ...

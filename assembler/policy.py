@@ -2,77 +2,53 @@
 
 Built-in policies live in `policies/` (shipped in the wheel). A project extends one from
 `.ctxasm.toml` or `[tool.ctxasm]` in `pyproject.toml`; `--policy` also takes a TOML path.
-Every document is checked against one schema: unknown keys and wrong types are errors that
-name the file and the key.
+Every document is checked against one schema when it loads: unknown keys, wrong types, an
+unknown `client` (the client registry) or `render.format` (the format registry) are errors
+that name the file and the key. Policy files are read through the run's `Disk`, bounded, so
+the `Assembler` and `ctxasm watch` follow edits to them.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from .clients import registry
+from .discovery.disk import Disk
+from .discovery.reader import ReadStatus
 from .errors import PolicyError
-from .model import Layer
+from .model import (
+    BOUNDARY,
+    ContentRules,
+    Layer,
+    Limits,
+    LintSettings,
+    Policy,
+    RulesOrder,
+    WorkspaceFile,
+)
+from .output import formats
+from .parsing.parse import toml_document
 from .resources import data_dir
 
 DEFAULT_POLICY = "claude-code"
-BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
 PROJECT_CONFIG = ".ctxasm.toml"
+POLICY_BYTES = 1024 * 1024  # a policy is a page of TOML; a pyproject.toml rarely passes 100 KB
 
-
-class Limits(NamedTuple):
-    file_chars: int = 0
-    truncation_marker: str = "\n...(truncated)"
-    skip_bytes: int = 4 * 1024 * 1024
-    large_file_chars: int = 40_000
-    index_lines: int = 200
-    index_chars: int = 25_000
-    max_tokens: int = 0
-
-
-class ContentRules(NamedTuple):
-    strip_frontmatter: bool = True
-    strip_html_comments: bool = True
-    skip_empty: bool = True
-
-
-class WorkspaceFile(NamedTuple):
-    path: str
-    tag: str
-    layer: Layer
-    is_index: bool = False
-
-
-class Policy(NamedTuple):
-    name: str
-    origin: str
-    discoverer: str
-    description: str = ""
-    limits: Limits = Limits()
-    content: ContentRules = ContentRules()
-    imports: bool = True
-    import_depth: int = 4
-    rules_order: str = "directory"
-    format: str = "xml"
-    order: tuple[str, ...] = ()
-    boundary: str = BOUNDARY
-    static_layers: tuple[Layer, ...] = (Layer.BASE, Layer.MANAGED)
-    source_attribute: bool = True
-    tags: tuple[tuple[Layer, str], ...] = ()
-    workspace: tuple[WorkspaceFile, ...] = ()
-    missing_text: str = "(file not found)"
-    skills: bool = True  # the `<skills>` index (claude-code discoverer only)
-    lint_select: tuple[str, ...] = ()
-    lint_ignore: tuple[str, ...] = ()
-    lint_severity: tuple[tuple[str, str], ...] = ()
-
-    def tag_for(self, layer: Layer) -> str:
-        return dict(self.tags).get(layer, layer.value)
+__all__ = [
+    "DEFAULT_POLICY",
+    "PROJECT_CONFIG",
+    "Policy",
+    "builtin_names",
+    "find_project_config",
+    "is_policy_path",
+    "load_policy",
+    "resolve_policy",
+]
 
 
 # --- schema -------------------------------------------------------------------------------
@@ -101,6 +77,7 @@ def _list_of(check: Check) -> Check:
 
 
 _LAYERS = tuple(layer.value for layer in Layer)
+_ORDERS = tuple(order.value for order in RulesOrder)
 _INT, _STR, _BOOL = (
     (_is_int, "a non-negative integer"),
     (_is_str, "a string"),
@@ -120,7 +97,7 @@ _SCHEMA: dict[str, Any] = {
     "name": _STR,
     "description": _STR,
     "extends": _STR,
-    "discoverer": (_one_of("claude-code", "bootstrap"), "'claude-code' or 'bootstrap'"),
+    "client": (lambda v: v in registry.names(), lambda: "one of " + ", ".join(registry.names())),
     "limits": {
         "file_chars": _INT,
         "truncation_marker": _STR,
@@ -132,9 +109,9 @@ _SCHEMA: dict[str, Any] = {
     },
     "content": {"strip_frontmatter": _BOOL, "strip_html_comments": _BOOL, "skip_empty": _BOOL},
     "imports": {"enabled": _BOOL, "max_depth": _INT},
-    "rules": {"order": (_one_of("directory", "name"), "'directory' or 'name'")},
+    "rules": {"order": (_one_of(*_ORDERS), " or ".join(repr(o) for o in _ORDERS))},
     "render": {
-        "format": _STR,
+        "format": (lambda v: v in formats.names(), lambda: "one of " + ", ".join(formats.names())),
         "order": (_list_of(_is_str), "a list of section tags"),
         "boundary": _STR,
         "static_layers": (_list_of(_one_of(*_LAYERS)), f"a list of layers ({', '.join(_LAYERS)})"),
@@ -150,6 +127,8 @@ _SCHEMA: dict[str, Any] = {
             lambda v: isinstance(v, dict) and all(x in _LINT_LEVELS for x in v.values()),
             'a table of CODE = "error" | "warning" | "info" | "off"',
         ),
+        "max_lines": _INT,
+        "max_bytes": _INT,
     },
 }
 
@@ -173,44 +152,46 @@ def _validate(doc: Mapping[str, Any], schema: Mapping[str, Any], origin: str, pr
         else:
             check, expected = spec
             if not check(value):
-                raise PolicyError(f"{origin}: '{dotted}' must be {expected}, not {value!r}")
+                wanted = expected() if callable(expected) else expected
+                raise PolicyError(f"{origin}: '{dotted}' must be {wanted}, not {value!r}")
 
 
 # --- loading ------------------------------------------------------------------------------
 
 
-def _read_toml(path: Path, data: bytes | None = None) -> dict[str, Any]:
+def _read_toml(path: Path, disk: Disk, data: bytes | None = None) -> dict[str, Any]:
     """The parsed file (`data`: its bytes, when read already). Never mutate the result: it is
     shared by every read of the same bytes."""
     if data is None:
-        data = _read_bytes(path)
+        data = _read_bytes(path, disk)
     try:
-        return _parse_toml(data)
+        return toml_document(data)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise PolicyError(f"{path}: invalid TOML ({e}); fix the syntax") from None
+    except RecursionError:
+        raise PolicyError(f"{path}: invalid TOML (nested too deeply); fix the file") from None
+    except ValueError as e:  # an integer too long to convert
+        raise PolicyError(f"{path}: invalid TOML ({e}); fix the value") from None
 
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        with path.open("rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise PolicyError(f"{path}: policy file not found; check the path") from None
-    except OSError as e:
-        raise PolicyError(f"{path}: cannot read ({e.strerror}); check permissions") from None
+def _read_bytes(path: Path, disk: Disk) -> bytes:
+    result = disk.read(str(path), POLICY_BYTES)
+    if result.status in (ReadStatus.OK, ReadStatus.BINARY):
+        return result.data
+    if result.status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
+        raise PolicyError(f"{path}: policy file not found; check the path")
+    if result.status is ReadStatus.TOO_LARGE:
+        raise PolicyError(
+            f"{path}: {result.size:,} bytes, over the {POLICY_BYTES:,}-byte limit for a policy; "
+            "check the path"
+        )
+    raise PolicyError(f"{path}: cannot read ({result.detail}); check permissions")
 
 
 def _may_configure_ctxasm(data: bytes) -> bool:
     """Whether a `pyproject.toml` can hold `[tool.ctxasm]` at all: not without the word, unless
     a quoted key spells it with escapes. Other projects' files are not parsed (nor judged)."""
     return b"ctxasm" in data or b"\\u" in data or b"\\U" in data
-
-
-@functools.lru_cache(maxsize=32)
-def _parse_toml(data: bytes) -> dict[str, Any]:
-    # Keyed by the bytes read, so a changed file is parsed again: an agent's process
-    # assembling every turn parses its policy once.
-    return tomllib.loads(data.decode("utf-8"))
 
 
 def builtin_names() -> tuple[str, ...]:
@@ -225,6 +206,12 @@ def _builtin_path(name: str) -> Path:
     return path
 
 
+def _read_builtin(path: Path) -> dict[str, Any]:
+    """A built-in policy ships with ctxasm: part of the program, not of the project, so it is
+    read like any file but not observed (a watch does not follow the installation)."""
+    return _read_toml(path, Disk())
+
+
 def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in over.items():
@@ -236,9 +223,11 @@ def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _load_document(
-    doc: dict[str, Any], origin: str, base_dir: Path, seen: tuple[str, ...]
+    doc: dict[str, Any], origin: str, base_dir: Path, seen: tuple[str, ...], disk: Disk
 ) -> dict[str, Any]:
     """Validate one document and resolve its `extends` chain into one merged mapping."""
+    if "discoverer" in doc:
+        raise PolicyError(f"{origin}: 'discoverer' is now called 'client'; rename the key")
     _validate(doc, _SCHEMA, origin, "")
     parent = doc.get("extends")
     if parent is None:
@@ -247,23 +236,51 @@ def _load_document(
         raise PolicyError(f"{origin}: 'extends' loops back to '{parent}'; break the cycle")
     if parent.endswith(".toml"):
         parent_path = (base_dir / parent).resolve()
+        parent_doc = _read_toml(parent_path, disk)
     else:
         parent_path = _builtin_path(parent)
+        parent_doc = _read_builtin(parent_path)
     parent_doc = _load_document(
-        _read_toml(parent_path), str(parent_path), parent_path.parent, (*seen, parent)
+        parent_doc, str(parent_path), parent_path.parent, (*seen, parent), disk
     )
     return _merge(parent_doc, {k: v for k, v in doc.items() if k != "extends"})
 
 
 def _build(doc: Mapping[str, Any], origin: str) -> Policy:
-    if "discoverer" not in doc:
-        raise PolicyError(f"{origin}: missing 'discoverer'; add 'extends = \"claude-code\"'")
+    if "client" not in doc:
+        raise PolicyError(f"{origin}: missing 'client'; add 'extends = \"claude-code\"'")
     limits = doc.get("limits", {})
-    content = doc.get("content", {})
     imports = doc.get("imports", {})
     render = doc.get("render", {})
     workspace = doc.get("workspace", {})
-    files = tuple(
+    for f in workspace.get("files", []):
+        if "path" not in f:
+            raise PolicyError(f"{origin}: every 'workspace.files' entry needs a 'path'")
+    return Policy(
+        name=doc.get("name", Path(origin).stem),
+        origin=origin,
+        client=doc["client"],
+        description=doc.get("description", ""),
+        limits=Limits(**limits),
+        content=ContentRules(**doc.get("content", {})),
+        imports=imports.get("enabled", True),
+        import_depth=imports.get("max_depth", 4),
+        rules_order=RulesOrder(doc.get("rules", {}).get("order", "directory")),
+        format=render.get("format", "xml"),
+        order=tuple(render.get("order", ())),
+        boundary=render.get("boundary", BOUNDARY),
+        static_layers=tuple(Layer(v) for v in render.get("static_layers", ("base", "managed"))),
+        source_attribute=render.get("source_attribute", True),
+        tags=tuple((Layer(k), v) for k, v in sorted(doc.get("tags", {}).items())),
+        workspace=_workspace_files(workspace),
+        missing_text=workspace.get("missing", "(file not found)"),
+        skills=doc.get("skills", {}).get("enabled", True),
+        lint=_lint_settings(doc.get("lint", {})),
+    )
+
+
+def _workspace_files(workspace: Mapping[str, Any]) -> tuple[WorkspaceFile, ...]:
+    return tuple(
         WorkspaceFile(
             f["path"],
             f.get("tag", Path(f["path"]).stem),
@@ -272,31 +289,16 @@ def _build(doc: Mapping[str, Any], origin: str) -> Policy:
         )
         for f in workspace.get("files", [])
     )
-    for f in workspace.get("files", []):
-        if "path" not in f:
-            raise PolicyError(f"{origin}: every 'workspace.files' entry needs a 'path'")
-    return Policy(
-        name=doc.get("name", Path(origin).stem),
-        origin=origin,
-        discoverer=doc["discoverer"],
-        description=doc.get("description", ""),
-        limits=Limits(**limits),
-        content=ContentRules(**content),
-        imports=imports.get("enabled", True),
-        import_depth=imports.get("max_depth", 4),
-        rules_order=doc.get("rules", {}).get("order", "directory"),
-        format=render.get("format", "xml"),
-        order=tuple(render.get("order", ())),
-        boundary=render.get("boundary", BOUNDARY),
-        static_layers=tuple(Layer(v) for v in render.get("static_layers", ("base", "managed"))),
-        source_attribute=render.get("source_attribute", True),
-        tags=tuple((Layer(k), v) for k, v in sorted(doc.get("tags", {}).items())),
-        workspace=files,
-        missing_text=workspace.get("missing", "(file not found)"),
-        skills=doc.get("skills", {}).get("enabled", True),
-        lint_select=tuple(doc.get("lint", {}).get("select", ())),
-        lint_ignore=tuple(doc.get("lint", {}).get("ignore", ())),
-        lint_severity=tuple(sorted(doc.get("lint", {}).get("severity", {}).items())),
+
+
+def _lint_settings(lint: Mapping[str, Any]) -> LintSettings:
+    defaults = LintSettings()
+    return LintSettings(
+        select=tuple(lint.get("select", ())),
+        ignore=tuple(lint.get("ignore", ())),
+        severity=tuple(sorted(lint.get("severity", {}).items())),
+        max_lines=lint.get("max_lines", defaults.max_lines),
+        max_bytes=lint.get("max_bytes", defaults.max_bytes),
     )
 
 
@@ -305,28 +307,33 @@ def is_policy_path(text: str) -> bool:
     return text.endswith(".toml") or os.sep in text or "/" in text
 
 
-def load_policy(spec: str | os.PathLike[str]) -> Policy:
+def load_policy(spec: str | os.PathLike[str], disk: Disk | None = None) -> Policy:
     """A built-in policy by name, or a policy TOML file by path."""
+    disk = disk or Disk()
     text = os.fspath(spec)
     if is_policy_path(text):
         path = Path(text).resolve()
-        doc = _read_toml(path)
-        return _build(_load_document(doc, str(path), path.parent, ()), str(path))
+        doc = _read_toml(path, disk)
+        return _build(_load_document(doc, str(path), path.parent, (), disk), str(path))
     path = _builtin_path(text)
-    return _build(_load_document(_read_toml(path), str(path), path.parent, (text,)), str(path))
+    doc = _read_builtin(path)
+    return _build(_load_document(doc, str(path), path.parent, (text,), disk), str(path))
 
 
-def find_project_config(cwd: Path, project_root: Path) -> tuple[Path, dict[str, Any]] | None:
+def find_project_config(
+    cwd: Path, project_root: Path, disk: Disk | None = None
+) -> tuple[Path, dict[str, Any]] | None:
     """The nearest `.ctxasm.toml` or `pyproject.toml` with `[tool.ctxasm]`, cwd up to the root."""
+    disk = disk or Disk()
     directory, root = str(cwd), str(project_root)
     while True:
         config = os.path.join(directory, PROJECT_CONFIG)
-        if _is_file(config):
-            return Path(config), _read_toml(Path(config))
+        if _is_file(config, disk):
+            return Path(config), _read_toml(Path(config), disk)
         pyproject = os.path.join(directory, "pyproject.toml")
-        data = _read_bytes(Path(pyproject)) if _is_file(pyproject) else b""
+        data = _read_bytes(Path(pyproject), disk) if _is_file(pyproject, disk) else b""
         if _may_configure_ctxasm(data):
-            table = _read_toml(Path(pyproject), data).get("tool", {}).get("ctxasm")
+            table = _read_toml(Path(pyproject), disk, data).get("tool", {}).get("ctxasm")
             if isinstance(table, dict):
                 return Path(pyproject), table
         parent = os.path.dirname(directory)
@@ -335,26 +342,30 @@ def find_project_config(cwd: Path, project_root: Path) -> tuple[Path, dict[str, 
         directory = parent
 
 
-def _is_file(path: str) -> bool:
+def _is_file(path: str, disk: Disk) -> bool:
     """`Path.is_file` without building a `Path` (this runs twice per directory of every run)."""
     try:
-        return stat.S_ISREG(os.stat(path).st_mode)
+        return stat.S_ISREG(disk.stat(path).st_mode)
     except (OSError, ValueError):
         return False
 
 
 def resolve_policy(
-    spec: str | os.PathLike[str] | Policy | None, cwd: Path, project_root: Path
+    spec: str | os.PathLike[str] | Policy | None,
+    cwd: Path,
+    project_root: Path,
+    disk: Disk | None = None,
 ) -> Policy:
     """The policy for a run: an explicit one wins; else the project's config; else the default."""
+    disk = disk or Disk()
     if isinstance(spec, Policy):
         return spec
     if spec is not None:
-        return load_policy(spec)
-    found = find_project_config(cwd, project_root)
+        return load_policy(spec, disk)
+    found = find_project_config(cwd, project_root, disk)
     if found is None:
-        return load_policy(DEFAULT_POLICY)
+        return load_policy(DEFAULT_POLICY, disk)
     path, doc = found
     origin = f"{path} [tool.ctxasm]" if path.name == "pyproject.toml" else str(path)
     doc = {"extends": DEFAULT_POLICY, **doc}
-    return _build(_load_document(doc, origin, path.parent, ()), origin)
+    return _build(_load_document(doc, origin, path.parent, (), disk), origin)

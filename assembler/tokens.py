@@ -13,13 +13,9 @@ tokenizer): pass `counter=` to `assemble()`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from .model import Stats, TokenCounter
 
-if TYPE_CHECKING:
-    from .model import Stats
-
-TokenCounter = Callable[[str], int]
+__all__ = ["TokenCounter", "estimate_tokens", "text_stats"]
 
 
 def estimate_tokens(text: str) -> int:
@@ -37,7 +33,5 @@ def estimate_tokens(text: str) -> int:
 
 def text_stats(text: str, counter: TokenCounter) -> Stats:
     """Lines, UTF-8 bytes, characters and tokens of `text`."""
-    from .model import Stats
-
     lines = text.count("\n") + 1 if text else 0
     return Stats(lines, len(text.encode("utf-8", "surrogatepass")), len(text), counter(text))

@@ -37,8 +37,16 @@ from pathlib import Path
 from typing import NamedTuple
 
 from assembler import Layer, assemble
-from assembler.locations import slug
-from assembler.tiers import READ_MULTIPLIER, TTL, RequestOptions, Tier, plan, text_hash, tiers
+from assembler.discovery.settings import slug
+from assembler.output.tiers import (
+    READ_MULTIPLIER,
+    TTL,
+    RequestOptions,
+    Tier,
+    plan,
+    text_hash,
+    tiers,
+)
 
 from .harness import Check, heading, report, row
 

@@ -53,7 +53,7 @@ def commands() -> tuple[list[str], list[str]]:
 
 def import_only() -> list[str]:
     """The floor plus importing the CLI and the library (everything but the work)."""
-    code = f"{FLOOR_CODE}; import assembler.cli, assembler.assembly, assembler.render"
+    code = f"{FLOOR_CODE}; import assembler.cli, assembler.assembly, assembler.output.render"
     return [python(), "-c", code]
 
 
@@ -133,7 +133,7 @@ sys.stderr = open(os.devnull, "w")
 profiling = sys.argv[1] == "profile"
 regex = Counter()
 if profiling:  # what the work costs beyond the imports: import what the floor and ctxasm import
-    import click, jinja2, frontmatter, pathspec, yaml, assembler.assembly, assembler.render
+    import click, jinja2, frontmatter, pathspec, yaml, assembler.assembly, assembler.output.render
     real_compile = re._compile
     def timed_compile(pattern, flags):
         start = time.perf_counter()
@@ -210,7 +210,7 @@ def timed_process(cls, *args):
         counts[cls.__module__] += 1
 re._compile, dataclasses._process_class = timed_compile, timed_process
 t0 = time.perf_counter()
-import assembler.cli, assembler.assembly, assembler.render
+import assembler.cli, assembler.assembly, assembler.output.render
 total = time.perf_counter() - t0
 print(json.dumps({"total": total, "regex": regex.most_common(), "classes": classes.most_common(), "counts": counts}))
 """

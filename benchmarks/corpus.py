@@ -5,9 +5,8 @@ directory, copy `tree/` into it (symlinks kept; a symlink the extraction stored 
 stub file is restored from the list in `SOURCE.md`), `git init`, then assemble with an empty
 home and managed directory at the root and at the deepest directory holding an instruction
 file, and attach a few of `sample_files.txt` as touched paths. Per repository: sources loaded,
-tokens, diagnostics by code, time; and whether a repeated call, answered from its kept result
-(`assembler.reuse`), is what a discovery run gives. Nothing from the corpus is copied into the
-project.
+tokens, diagnostics by code, time; and whether an `Assembler`'s kept result, answered by `stat`
+calls alone, is what a discovery run gives. Nothing from the corpus is copied into the project.
 
     python -m benchmarks.corpus [NAME...]
 """
@@ -154,26 +153,25 @@ def _codes(assembly: Any) -> str:
     return ", ".join(f"{c} {n}" for c, n in sorted(codes.items())) or "no diagnostics"
 
 
-def reused_differs(cwd: Path, **kwargs: Any) -> bool:
-    """Whether a repeated `assemble()`, once answered from its kept result, differs from a
-    discovery run (or is never answered so: the files were just laid out, so it waits for
-    them to be older than the clock granularity)."""
-    from assembler import assemble, reuse
+def kept_differs(cwd: Path, **kwargs: Any) -> bool:
+    """Whether an `Assembler`'s kept result (answered by `stat` calls alone) differs from a
+    discovery run, or is never answered so (the files were just laid out: it waits for them to
+    be older than the clock granularity)."""
+    from assembler import Assembler, assemble
 
+    asm = Assembler(cwd, **kwargs)
     deadline = time.monotonic() + 5
-    before = reuse.info().hits
-    again = None
-    while reuse.info().hits == before and time.monotonic() < deadline:
-        again = assemble(cwd, **kwargs)
-    if again is None or reuse.info().hits == before:
+    kept = asm.assemble()
+    while asm.reuses == 0 and time.monotonic() < deadline:
+        kept = asm.assemble()
+    if asm.reuses == 0:
         return True
-    reuse.forget()
-    return bool(again.render("json") != assemble(cwd, **kwargs).render("json"))
+    return bool(kept.render("json") != assemble(cwd, **kwargs).render("json"))
 
 
 def run_repo(source: Path, reps: int = 5) -> tuple[int, int]:
     """Lay out and assemble one repository; the number of runs that raised, and of repeated
-    calls whose reused result differs from a discovery run."""
+    Assembler results that differ from a discovery run."""
     from assembler import assemble
 
     failures = differing = 0
@@ -210,9 +208,9 @@ def run_repo(source: Path, reps: int = 5) -> tuple[int, int]:
             print(
                 f"    {label:<8} {shown}: {_summary(assembly)}, {ms(seconds)}; {_codes(assembly)}"
             )
-            if reused_differs(cwd, home=laid.home, managed_dir=laid.managed, environ={}):
+            if kept_differs(cwd, home=laid.home, managed_dir=laid.managed, environ={}):
                 differing += 1
-                print(f"    {label:<8} {shown}: the repeated call's result DIFFERS from a run")
+                print(f"    {label:<8} {shown}: the Assembler's kept result DIFFERS from a run")
         if base is None:
             return failures, differing
         for rel in pick_touches(source):
@@ -249,7 +247,7 @@ def run(names: Sequence[str] = ()) -> list[Check]:
     print(f"  {len(sources)} repositories in {time.perf_counter() - start:.1f} s")
     return [
         Check("corpus: runs that raised", failures, 0, ""),
-        Check("corpus: repeated calls whose reused result differs from a run", differing, 0, ""),
+        Check("corpus: Assembler results (kept) that differ from a run", differing, 0, ""),
     ]
 
 

@@ -87,13 +87,13 @@ def cold(runs: int) -> Check:
 
 
 def throughput() -> list[Check]:
-    from assembler.lint import INSTRUCTION_FILE, lint
+    from assembler.lint import is_instruction_file, lint
 
     mono = generate()
     files = sorted(
         p
         for p in mono.repo.rglob("*")
-        if p.is_file() and INSTRUCTION_FILE.search(p.relative_to(mono.repo).as_posix())
+        if p.is_file() and is_instruction_file(p.relative_to(mono.repo).as_posix())
     )
     start = time.perf_counter()
     for path in files:

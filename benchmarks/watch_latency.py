@@ -28,7 +28,7 @@ WARMUP = 5
 def measure(edits: int) -> tuple[list[float], int]:
     from assembler import Assembler
     from assembler.cli import write_output
-    from assembler.watch import Watcher
+    from assembler.live.watch import Watcher
 
     m = generate()
     local = m.deep_cwd / "CLAUDE.local.md"

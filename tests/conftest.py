@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from assembler import locations
-from tests.golden import fixed_tmp  # noqa: F401  (a fixture for every golden test)
+from assembler.discovery import locations
+from tests.helpers.golden import fixed_tmp  # noqa: F401  (a fixture for every golden test)
 
 _REAL_HOME = Path(os.path.expanduser("~")).resolve()
 _GUARDED = tuple(

@@ -11,10 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.fake_api import FakeAPI, anthropic_text, anthropic_tool_use
-from tests.trees import git_init
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.fake_api import FakeAPI, anthropic_text, anthropic_tool_use
+from tests.helpers.trees import ROOT, git_init
 
 
 def _example() -> ModuleType:

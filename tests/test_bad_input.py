@@ -13,16 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
-import select
-import signal
 import stat
 import subprocess
 import sys
 import textwrap
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,8 +30,9 @@ from click.testing import CliRunner
 
 from assembler import Assembly, Severity, assemble
 from assembler.cli import cli
+from tests.helpers.trees import git_init
+from tests.helpers.unprivileged import as_unprivileged, traversable  # noqa: F401 (a fixture)
 
-NOBODY = 65534
 TIMEOUT = 30
 
 # --- watching what the library opens ------------------------------------------------------
@@ -114,18 +111,6 @@ def fifos_never_opened(root: Path) -> Iterator[None]:
 
 
 # --- building trees and running things ----------------------------------------------------
-
-
-def git_init(directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        ["git", "init", "-q", str(directory)],
-        check=True,
-        capture_output=True,
-        timeout=TIMEOUT,
-        env={"PATH": os.environ.get("PATH", "")},
-    )
-    return directory
 
 
 @dataclass(frozen=True)
@@ -288,64 +273,64 @@ E, W = Severity.ERROR, Severity.WARNING
 CASES: dict[str, Case] = {
     "binary": Case(
         _binary,
-        (("skip-binary", E, "CLAUDE.md", "replace it with text"),),
+        (("CTX003", E, "CLAUDE.md", "replace it with text"),),
     ),
-    "invalid-utf8": Case(
+    "CTX002": Case(
         _invalid_utf8,
-        (("invalid-utf8", W, "CLAUDE.md", "re-save it as UTF-8"),),
+        (("CTX002", W, "CLAUDE.md", "re-save it as UTF-8"),),
         (("CLAUDE.md", "caf\ufffd au lait\n\ufffd\ufffd ok \ufffd"),),
         exit_code=0,
     ),
     "fifo": Case(
         _fifo,
-        (("skip-special", E, "CLAUDE.md", "make it a regular file"),),
+        (("CTX004", E, "CLAUDE.md", "make it a regular file"),),
     ),
     "sparse-1gb": Case(
         _sparse,
-        (("skip-too-large", E, "CLAUDE.md", "split it or move detail into imported files"),),
+        (("CTX105", E, "CLAUDE.md", "split it or move detail into imported files"),),
     ),
     "rules-directory-loop": Case(
         _rules_dir_loop,
-        (("rules-loop", Severity.INFO, ".claude/rules", "not re-entered"),),
+        (("CTX703", Severity.INFO, ".claude/rules", "not re-entered"),),
         ((".claude/rules/style.md", "Use tabs."),),
         exit_code=0,
     ),
     "claude-md-self-loop": Case(
         _claude_md_self_loop,
-        (("skip-symlink-loop", E, "CLAUDE.md", "fix the link"),),
+        (("CTX005", E, "CLAUDE.md", "fix the link"),),
     ),
-    "frontmatter-invalid": Case(
+    "CTX301": Case(
         _invalid_frontmatter,
-        (("frontmatter-invalid", W, ".claude/rules/api.md", "fix the YAML"),),
+        (("CTX301", W, ".claude/rules/api.md", "fix the YAML"),),
         ((".claude/rules/api.md", "Rule body"),),
         exit_code=0,
     ),
     "import-directory": Case(
         _import_directory,
-        (("skip-directory", W, "docs", "import a file inside it instead"),),
+        (("CTX206", W, "docs", "import a file inside it instead"),),
         (("CLAUDE.md", "Read @docs first."),),
         exit_code=0,
     ),
     "broken-symlink": Case(
         _broken_symlink,
-        (("skip-broken-symlink", W, "CLAUDE.md", "fix or remove the link"),),
+        (("CTX006", W, "CLAUDE.md", "fix or remove the link"),),
         exit_code=0,
     ),
     "directory": Case(
         _directory,
-        (("skip-directory", W, "CLAUDE.md", "import a file inside it instead"),),
+        (("CTX007", W, "CLAUDE.md", "import a file inside it instead"),),
         exit_code=0,
     ),
     # A looping symlink is a loop, whether it is CLAUDE.md or a rule (same code, same severity).
     "rule-self-loop": Case(
         _rule_self_loop,
-        (("skip-symlink-loop", E, ".claude/rules/self.md", "fix the link"),),
+        (("CTX005", E, ".claude/rules/self.md", "fix the link"),),
         ((".claude/rules/style.md", "Use tabs."),),
     ),
     # Every skip says why (STYLE.md): a FIFO named like a rule is refused like a FIFO CLAUDE.md.
     "fifo-rule": Case(
         _fifo_rule,
-        (("skip-special", E, ".claude/rules/pipe.md", "make it a regular file"),),
+        (("CTX004", E, ".claude/rules/pipe.md", "make it a regular file"),),
         ((".claude/rules/style.md", "Use tabs."),),
     ),
 }
@@ -422,7 +407,7 @@ def test_invalid_utf8_keeps_every_valid_character(tmp_path: Path) -> None:
     offset = len("第一条用中文回答\n".encode())
     assert [(d.code, d.message) for d in assembly.diagnostics] == [
         (
-            "invalid-utf8",
+            "CTX002",
             f"invalid UTF-8 at byte {offset}; loaded with replacement characters: re-save it as UTF-8",
         )
     ]
@@ -437,7 +422,7 @@ def test_fifo_is_refused_without_being_opened(
     log = opened(fifo)
     assembly = tree.assemble()  # also fails if the FIFO is opened, even non-blocking
     assert log == []  # not even opened
-    assert summary(assembly) == [("skip-special", Severity.ERROR, "CLAUDE.md")]
+    assert summary(assembly) == [("CTX004", Severity.ERROR, "CLAUDE.md")]
 
 
 def test_fifo_as_import_target_does_not_block(tmp_path: Path) -> None:
@@ -449,7 +434,7 @@ def test_fifo_as_import_target_does_not_block(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert stderr == (
         "pipe.md: error: import is not a regular file (FIFO, socket or device); "
-        "not read: make it a regular file [skip-special]\n"
+        "not read: make it a regular file [CTX004]\n"
     )
     assert b"See @pipe.md" in result.stdout
 
@@ -498,7 +483,7 @@ def test_sparse_1gb_file_costs_bounded_memory_in_the_cli(tmp_path: Path) -> None
     assert run["rc"] == 1
     assert run["stderr"] == (
         "CLAUDE.md: error: file is 1,073,741,824 bytes, over the 4,194,304-byte limit; "
-        "the client skips it: split it or move detail into imported files [skip-too-large]\n"
+        "the client skips it: split it or move detail into imported files [CTX105]\n"
     )
     assert "local notes" in run["stdout"]
     assert 0 < run["peak_kib"] < 200 * 1024, f"peak RSS {run['peak_kib']} KiB"
@@ -510,7 +495,7 @@ def test_sparse_1gb_import_is_skipped(tmp_path: Path) -> None:
         f.truncate(1 << 30)
     (tree.project / "CLAUDE.md").write_text("Context: @big.md\n")
     assembly = tree.assemble()
-    assert summary(assembly) == [("skip-too-large", Severity.ERROR, "big.md")]
+    assert summary(assembly) == [("CTX105", Severity.ERROR, "big.md")]
     assert assembly.diagnostics[0].message.startswith("import is 1,073,741,824 bytes")
     assert [s.display for s in assembly.sources] == ["CLAUDE.md"]
 
@@ -531,8 +516,8 @@ def test_rules_directory_loop_loads_each_rule_once(tmp_path: Path) -> None:
     ]
     # Both links lead back to `.claude`: it is entered once, then reported, as is rules/.
     assert sorted((d["code"], d["path"]) for d in data["diagnostics"]) == [
-        ("rules-loop", ".claude"),
-        ("rules-loop", ".claude/rules"),
+        ("CTX703", ".claude"),
+        ("CTX703", ".claude/rules"),
     ]
 
 
@@ -558,7 +543,7 @@ def test_lone_surrogate_in_managed_settings_does_not_crash(tmp_path: Path) -> No
     assert "internal error" not in stderr
     assert stderr.endswith(
         ": warning: claudeMd holds invalid Unicode (lone surrogates), replaced by U+FFFD: "
-        f"fix {tree.managed / 'managed-settings.json'} [settings-invalid]\n"
+        f"fix {tree.managed / 'managed-settings.json'} [CTX701]\n"
     )
     out = result.stdout.decode("utf-8")  # strict: the output is valid UTF-8
     assert "Be careful \ufffd" in out
@@ -568,7 +553,7 @@ def test_lone_surrogate_in_managed_settings_does_not_crash(tmp_path: Path) -> No
 def test_lone_surrogate_diagnostic_is_shown_at_managed_settings(tmp_path: Path) -> None:
     tree = make_tree(tmp_path)
     _surrogate_in_managed_settings(tree.project)
-    assert summary(tree.assemble()) == [("settings-invalid", W, "<managed-settings>")]
+    assert summary(tree.assemble()) == [("CTX701", W, "<managed-settings>")]
 
 
 def test_lone_surrogate_becomes_one_replacement_character(tmp_path: Path) -> None:
@@ -593,86 +578,7 @@ def test_invalid_frontmatter_makes_the_rule_unconditional(tmp_path: Path) -> Non
     assert [(s.display, s.paths) for s in assembly.conditional] == [
         (".claude/rules/valid.md", ("src",))
     ]
-    assert summary(assembly) == [("frontmatter-invalid", Severity.WARNING, ".claude/rules/api.md")]
-
-
-# --- unreadable files: drop root privileges in a forked child -----------------------------
-
-
-def _chmod_add(path: Path, bits: int) -> int:
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    os.chmod(path, mode | bits)
-    return mode
-
-
-@pytest.fixture
-def traversable(tmp_path: Path) -> Iterator[None]:
-    """Let `nobody` traverse every directory down to `tmp_path` (restored afterwards)."""
-    if os.geteuid() != 0:  # not root: the test runs as this user, nothing to open up
-        yield
-        return
-    saved: list[tuple[Path, int]] = []
-    for directory in [tmp_path, *tmp_path.parents]:
-        mode = stat.S_IMODE(os.stat(directory).st_mode)
-        if not mode & stat.S_IXOTH:
-            saved.append((directory, _chmod_add(directory, stat.S_IXOTH)))
-    try:
-        yield
-    finally:
-        for directory, mode in saved:
-            os.chmod(directory, mode)
-
-
-def _as_nobody(fn: Callable[[], Any]) -> Any:
-    """Run `fn` in a forked child with uid/gid `nobody`; return its (pickled) result."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        try:
-            os.close(read_end)
-            os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            payload = pickle.dumps(("ok", fn()))
-        except BaseException:
-            payload = pickle.dumps(("raised", traceback.format_exc()))
-        try:
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(payload)
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    chunks = []
-    deadline = time.monotonic() + TIMEOUT
-    with os.fdopen(read_end, "rb") as pipe:
-        while True:
-            ready, _, _ = select.select([pipe], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                pytest.fail("the unprivileged child hung")
-            chunk = os.read(pipe.fileno(), 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    os.waitpid(pid, 0)
-    status, value = pickle.loads(b"".join(chunks))
-    assert status == "ok", value
-    return value
-
-
-def as_unprivileged(target: Path, fn: Callable[[], Any]) -> Any:
-    """`fn()` run by a user that cannot read `target` (mode 000): `nobody` when we are root."""
-    if os.geteuid() == 0:
-        return _as_nobody(fn)
-    try:
-        if target.is_dir():
-            os.listdir(target)
-        else:
-            target.open("rb").close()
-    except PermissionError:
-        return fn()
-    pytest.skip("chmod 000 does not stop this non-root user from reading")
+    assert summary(assembly) == [("CTX301", Severity.WARNING, ".claude/rules/api.md")]
 
 
 def _unreadable_file(p: Path) -> Path:
@@ -701,7 +607,7 @@ UNREADABLE: dict[str, tuple[Callable[[Path], Path], list[tuple[str, str, str, st
         _unreadable_file,
         [
             (
-                "skip-unreadable",
+                "CTX001",
                 "error",
                 "CLAUDE.md",
                 "file cannot be read (Permission denied); not loaded: fix its permissions",
@@ -712,25 +618,25 @@ UNREADABLE: dict[str, tuple[Callable[[Path], Path], list[tuple[str, str, str, st
         _unsearchable_dot_claude,
         [
             (
-                "settings-invalid",
+                "CTX701",
                 "warning",
                 ".claude/settings.json",
                 "cannot read (Permission denied); fix its permissions",
             ),
             (
-                "settings-invalid",
+                "CTX701",
                 "warning",
                 ".claude/settings.local.json",
                 "cannot read (Permission denied); fix its permissions",
             ),
             (
-                "skip-unreadable",
+                "CTX001",
                 "error",
                 ".claude/CLAUDE.md",
                 "file cannot be read (Permission denied); not loaded: fix its permissions",
             ),
             (
-                "rules-unreadable",
+                "CTX702",
                 "error",
                 ".claude/rules",
                 "rules directory cannot be listed; fix its permissions",
@@ -741,7 +647,7 @@ UNREADABLE: dict[str, tuple[Callable[[Path], Path], list[tuple[str, str, str, st
         _unreadable_rules,
         [
             (
-                "rules-unreadable",
+                "CTX702",
                 "error",
                 ".claude/rules",
                 "rules directory cannot be listed; fix its permissions",
@@ -790,5 +696,5 @@ def test_cli_exits_1_for_an_unreadable_file(tmp_path: Path) -> None:
         1,
         "",
         "CLAUDE.md: error: file cannot be read (Permission denied); not loaded: "
-        "fix its permissions [skip-unreadable]\n",
+        "fix its permissions [CTX001]\n",
     )

@@ -8,8 +8,8 @@ import pytest
 
 from assembler import Layer, estimate_tokens
 from assembler.budget import format_file_size, limit_chars, truncate_index
-from assembler.locations import slug
-from tests.trees import build, git_init, run
+from assembler.discovery.settings import slug
+from tests.helpers.trees import build, git_init, run
 
 
 @pytest.mark.parametrize(
@@ -57,7 +57,7 @@ def test_bootstrap_file_over_2000_chars_is_cut_and_recorded(tmp_path: Path) -> N
     soul = next(s for s in a.sources if s.tag == "soul")
     assert soul.content == "灵" * 2000 + "\n...(truncated)"
     assert [(c.kind, c.chars) for c in soul.cuts] == [("file-chars", 500 - len("\n...(truncated)"))]
-    assert "file-truncated" in [d.code for d in a.diagnostics]
+    assert "CTX103" in [d.code for d in a.diagnostics]
 
 
 def test_total_budget_cuts_least_stable_first_and_never_managed(tmp_path: Path) -> None:
@@ -81,7 +81,7 @@ def test_total_budget_cuts_least_stable_first_and_never_managed(tmp_path: Path) 
     assert [c.kind for c in by_layer[Layer.LOCAL].cuts] == ["budget-trim"]
     assert by_layer[Layer.LOCAL].content.endswith("\n...(truncated to fit the token budget)")
     assert not any(by_layer[layer].cuts for layer in (Layer.MANAGED, Layer.USER, Layer.PROJECT))
-    assert [d.code for d in cut.diagnostics] == ["budget-dropped", "budget-trimmed"]
+    assert [d.code for d in cut.diagnostics] == ["CTX603", "CTX602"]
 
     deeper = run(tmp_path, "repo", max_tokens=budget - 120)
     assert estimate_tokens(deeper.text) <= budget - 120

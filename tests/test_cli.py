@@ -10,9 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from assembler.cli import cli
-from tests.trees import build, git_init
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.trees import ROOT, build, git_init
 
 
 def invoke(tmp_path: Path, *args: str) -> tuple[int, str, str]:
@@ -75,7 +73,7 @@ def test_json_format_is_the_whole_assembly(tmp_path: Path) -> None:
     data = json.loads(out)
     assert code == 0
     assert [s["path"] for s in data["sources"]] == ["CLAUDE.md"]
-    assert [d["code"] for d in data["diagnostics"]] == ["import-missing"]
+    assert [d["code"] for d in data["diagnostics"]] == ["CTX201"]
     assert data["stats"]["sources"] == 1
 
 
@@ -86,7 +84,7 @@ def test_warnings_go_to_stderr_one_line_each(tmp_path: Path) -> None:
     assert code == 0
     assert err.splitlines() == [
         "../outside.md: warning: @../outside.md in CLAUDE.md points outside the working directory; "
-        "the client drops it unless external imports are approved in ~/.claude.json [import-external]"
+        "the client drops it unless external imports are approved in ~/.claude.json [CTX204]"
     ]
 
 
@@ -130,7 +128,7 @@ def test_budget_that_cannot_be_met_exits_1(tmp_path: Path) -> None:
     code, out, err = invoke(tmp_path, str(tmp_path / "repo"), "--max-tokens", "50")
     assert code == 1
     assert "<project_instructions" not in out
-    assert "[budget-unmet]" in err
+    assert "[CTX601]" in err
     code, out, _ = invoke(tmp_path, str(tmp_path / "repo"), "--max-tokens", "700")
     assert code == 0
     assert "truncated to fit the token budget" in out
@@ -172,9 +170,9 @@ def test_python_dash_m_and_version() -> None:
 def test_internal_errors_exit_3_with_one_line(tmp_path: Path) -> None:
     git_init(tmp_path / "repo")
     script = (
-        "import assembler.assembly as a\n"
+        "import assembler.clients.claude_code as c\n"
         "def boom(*args, **kwargs): raise RuntimeError('kaboom')\n"
-        "a.discover_claude_code = boom\n"
+        "c.ClaudeCode.discover = boom\n"
         "from assembler.cli import main\n"
         f"raise SystemExit(main(['render', {str(tmp_path / 'repo')!r}, '--home', {str(tmp_path)!r}, '--managed-dir', {str(tmp_path)!r}]))\n"
     )

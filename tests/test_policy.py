@@ -7,14 +7,15 @@ from pathlib import Path
 import pytest
 
 from assembler import Layer, PolicyError, load_policy
+from assembler.model import RulesOrder
 from assembler.policy import builtin_names, resolve_policy
-from tests.trees import build, git_init, run
+from tests.helpers.trees import build, git_init, run
 
 
 def test_builtin_policies_load() -> None:
     assert builtin_names() == ("bootstrap", "claude-code")
     cc = load_policy("claude-code")
-    assert (cc.discoverer, cc.limits.skip_bytes, cc.limits.index_lines, cc.import_depth) == (
+    assert (cc.client, cc.limits.skip_bytes, cc.limits.index_lines, cc.import_depth) == (
         "claude-code",
         4 * 1024 * 1024,
         200,
@@ -57,7 +58,16 @@ def test_builtin_policies_load() -> None:
             'extends = "nope"\n',
             "nope: no such built-in policy; choose one of bootstrap, claude-code",
         ),
-        ("name = 'x'\n", "missing 'discoverer'; add 'extends = \"claude-code\"'"),
+        ("name = 'x'\n", "missing 'client'; add 'extends = \"claude-code\"'"),
+        (
+            'client = "cursor-9000"\n',
+            "'client' must be one of claude-code, bootstrap, not 'cursor-9000'",
+        ),
+        (
+            'extends = "claude-code"\n[render]\nformat = "yaml"\n',
+            "'render.format' must be one of xml, markdown, json, claude-code, anthropic, openai, not 'yaml'",
+        ),
+        ('discoverer = "claude-code"\n', "'discoverer' is now called 'client'; rename the key"),
         ("this is not toml", "invalid TOML"),
     ],
 )
@@ -104,7 +114,7 @@ def test_project_config_from_pyproject_tool_table(tmp_path: Path) -> None:
         },
     )
     policy = resolve_policy(None, repo, repo)
-    assert policy.rules_order == "name"
+    assert policy.rules_order is RulesOrder.NAME
     assert policy.origin.endswith("pyproject.toml [tool.ctxasm]")
 
 
@@ -133,7 +143,7 @@ def test_another_tools_broken_pyproject_is_not_judged(tmp_path: Path) -> None:
 def test_a_table_named_with_escapes_is_found(tmp_path: Path) -> None:
     repo = git_init(tmp_path / "repo")
     build(tmp_path, {"repo/pyproject.toml": '[tool."ctx\\u0061sm".rules]\norder = "name"\n'})
-    assert resolve_policy(None, repo, repo).rules_order == "name"
+    assert resolve_policy(None, repo, repo).rules_order is RulesOrder.NAME
 
 
 def test_explicit_policy_wins_over_the_project_config(tmp_path: Path) -> None:

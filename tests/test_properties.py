@@ -34,7 +34,8 @@ from hypothesis import strategies as st
 
 from assembler import Assembly, Layer, Severity, Source, assemble, estimate_tokens
 from assembler.budget import BUDGET_MARKER, truncate_index
-from assembler.render import FORMATS
+from assembler.output.formats import names as format_names
+from tests.helpers.trees import git_init
 
 BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
 SEPARATOR = "\n\n"
@@ -118,17 +119,6 @@ def fresh_dir(factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A new directory for one example, removed after it (thousands of examples when shrinking)."""
     with tempfile.TemporaryDirectory(dir=factory.getbasetemp()) as name:
         yield Path(name)
-
-
-def git_init(directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        ["git", "init", "-q", str(directory)],
-        check=True,
-        capture_output=True,
-        env={"PATH": os.environ.get("PATH", "")},
-    )
-    return directory
 
 
 def write(path: Path, text: str) -> None:
@@ -228,7 +218,7 @@ def test_rendering_is_deterministic(
             write_user(home, project, files)
             first = run(project, home, managed, user=user)
             second = run(project, home, managed, user=user)
-            for fmt in FORMATS:
+            for fmt in format_names():
                 same(first.render(fmt).encode(), second.render(fmt).encode(), fmt)
                 same(first.render(fmt), first.render(fmt), f"{fmt}, rendered twice")
             assemblies.append(first)
@@ -269,7 +259,7 @@ def test_rendering_is_identical_across_processes(tmp_path: Path) -> None:
     args = [sys.executable, "-m", "assembler", "render", str(project), "--home", str(home)]
     args += ["--managed-dir", str(managed), "--date", "2026-01-31", "--touch"]
     args += [str(project / "sub" / "a.py")]
-    for fmt in FORMATS:
+    for fmt in format_names():
         outputs = [
             subprocess.run(
                 [*args, "--format", fmt],
@@ -364,7 +354,7 @@ def test_budget_is_never_exceeded_and_every_cut_is_recorded(
         )
         for budget in budgets:
             assembly = run(project, home, managed, max_tokens=budget)
-            unmet = [d for d in assembly.diagnostics if d.code == "budget-unmet"]
+            unmet = [d for d in assembly.diagnostics if d.code == "CTX601"]
             event("budget met" if budget >= floor else "budget unmet")
             if budget >= floor:
                 assert unmet == []
@@ -375,9 +365,7 @@ def test_budget_is_never_exceeded_and_every_cut_is_recorded(
             # Managed text is never cut: the static prefix is the unbudgeted one.
             same(assembly.text.partition(BOUNDARY)[0], full.text.partition(BOUNDARY)[0], "prefix")
             cuts = check_budget_cuts(full.sources, assembly.sources, budget)
-            noted = [
-                d for d in assembly.diagnostics if d.code in ("budget-trimmed", "budget-dropped")
-            ]
+            noted = [d for d in assembly.diagnostics if d.code in ("CTX602", "CTX603")]
             assert len(noted) == cuts
             assert {d.path for d in noted} <= {s.display for s in assembly.sources}
             assembly.text.encode("utf-8")

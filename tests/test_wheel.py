@@ -9,7 +9,7 @@ import venv
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.trees import ROOT
 
 
 def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None:

@@ -1,0 +1,78 @@
+"""The seam every agent client sits behind, and the values it answers with.
+
+A client says, for its agent:
+  * what it loads when started in a directory (`discover`), and what reading a file adds
+    later (`touch`, lazy loading; None when the agent loads nothing lazily);
+  * which output formats reproduce its own request text byte for byte (`formats`: a name and
+    the variables its template in `templates/<name>.j2` is rendered with);
+  * which of its files whole-repository lint looks for (`instruction_files`), what each is
+    (`classify`), and which lint checks apply to them (`lint_codes`).
+What `watch` and the `Assembler` observe needs no answer of its own: every file a client
+reads goes through the run's `Disk`, and that is what they follow.
+
+A client reads only through `Run.disk`, builds sources with the shared `Loader` (imports,
+rules, bounded reads, diagnostics from the one catalogue), and never imports the output,
+lint or live packages: they ask the registry for it.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+from ..discovery.context import Discovery, Run
+from ..model import Assembled
+
+# The variables of a client format's template: `(assembly, date) -> {name: value}`.
+FormatContext = Callable[[Assembled, str], Mapping[str, Any]]
+
+
+class FileKind(enum.Enum):
+    """What an instruction file is to its agent, as far as lint is concerned."""
+
+    INSTRUCTIONS = "instructions"  # loads at start in its directory and below
+    LOCAL = "local"  # private to one user: must stay out of git
+    RULE = "rule"  # in a rules directory; frontmatter may make it conditional
+    MEMORY = "memory"  # an index the client cuts to its limits
+    NEVER_LOADED = "never loaded"  # named like an instruction file, never read
+    OTHER = "other"  # not an instruction file of any known client
+
+
+class FileRole(NamedTuple):
+    """A file's kind, and the directory an agent starts in for it to load at start."""
+
+    kind: FileKind
+    load_dir: Path
+
+
+class Client(Protocol):
+    @property
+    def name(self) -> str:
+        """The registry key, and the `client` a policy names."""
+
+    @property
+    def formats(self) -> Mapping[str, FormatContext]:
+        """The formats native to this agent: byte-compatible with its own request text."""
+
+    @property
+    def instruction_files(self) -> re.Pattern[str]:
+        """Matches (`search`) the `/`-separated repository paths of this agent's files."""
+
+    @property
+    def lint_codes(self) -> frozenset[str]:
+        """The lint checks (CTX codes) that apply to this agent's files."""
+
+    def discover(self, run: Run) -> Discovery:
+        """Everything the agent loads at start in `run.context.cwd`, in its order."""
+
+    def touch(
+        self, run: Run, state: object, target: Path, already: Collection[str]
+    ) -> Discovery | None:
+        """What the agent attaches when it reads `target` (`state`: what `discover` kept;
+        `already`: paths loaded before); None when this agent loads nothing lazily."""
+
+    def classify(self, path: Path) -> FileRole | None:
+        """What `path` (absolute) is to this agent, or None when it is not one of its files."""

@@ -1,0 +1,234 @@
+"""The `claude-code` client: what Claude Code loads at session start and on touch, in its order.
+
+Order (SPEC section 4, checked against the 2.1.x client): managed file, managed settings'
+`claudeMd`, managed rules; user file and rules; then every directory from the filesystem root
+(excluded) down to cwd, not bounded by the git root, each giving `CLAUDE.md`,
+`.claude/CLAUDE.md`, unconditional `.claude/rules/**/*.md`, `CLAUDE.local.md`; auto memory
+last; then the skills index. Reading a file below cwd attaches nested files and matching
+conditional rules (`discovery.lazy`). The `claude-code` format is the client's first user
+message, byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+from .. import codes
+from ..discovery import lazy
+from ..discovery.context import Context, Discovery, Run, ancestors
+from ..discovery.loader import Loaded, Loader, text_source
+from ..discovery.locations import is_within
+from ..discovery.rules import RuleSet, load_rules
+from ..discovery.settings import (
+    MANAGED_SETTINGS_DISPLAY,
+    ClaudeSetup,
+    auto_memory_path,
+    exclude_matcher,
+    read_setup,
+)
+from ..discovery.skills import discover_skills
+from ..model import Assembled, Layer, Reason, Why
+from ..parsing.markdown import strip_block_comments
+from .base import FileKind, FileRole, FormatContext
+
+NAME = "claude-code"
+
+# Claude Code's per-type descriptions in its first user message (SPEC section 4, 2.1.x).
+DESCRIPTIONS = {
+    Layer.MANAGED: "organization-managed policy instructions",
+    Layer.USER: "user's private global instructions for all projects",
+    Layer.PROJECT: "project instructions, checked into the codebase",
+    Layer.LOCAL: "user's private project instructions, not checked in",
+    Layer.MEMORY: "user's auto-memory, persists across conversations",
+}
+_NOT_CLAUDE_MD = frozenset({Why.SKILLS, Why.ENVIRONMENT})  # ours: the client sends them elsewhere
+_IN_CWD = Reason(Why.CWD, "in cwd")
+_ANCESTOR = Reason(Why.ANCESTOR, "ancestor of cwd")
+_FILE_NAMES = {"CLAUDE.md": FileKind.INSTRUCTIONS, "CLAUDE.local.md": FileKind.LOCAL}
+
+
+class ClaudeCode:
+    name = NAME
+    instruction_files = re.compile(
+        r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+)$"
+    )
+    lint_codes = frozenset(code.code for code in codes.LINT_CODES)
+
+    @property
+    def formats(self) -> Mapping[str, FormatContext]:
+        return {NAME: first_user_message}
+
+    def discover(self, run: Run) -> Discovery:
+        setup = read_setup(run.context, run.disk)
+        loader = Loader(run, exclude=exclude_matcher(setup.settings.excludes))
+        for path, problem in setup.settings.problems:
+            loader.note(codes.SETTINGS_INVALID, path, problem)
+        out = [
+            *_managed(run, setup, loader),
+            *_user(setup, loader),
+            *_ancestor_files(run.context, setup, loader),
+        ]
+        memory = _auto_memory(run.context, setup, loader)
+        if memory is not None:
+            out.append(memory)
+        sources = tuple(item.source for item in out)
+        diagnostics = tuple(loader.diagnostics)
+        deferred = tuple(item.source for item in loader.deferred)
+        if not run.policy.skills:
+            return Discovery(sources, diagnostics, deferred, state=setup)
+        skills, index, notes = discover_skills(run, setup)
+        return Discovery(
+            (*sources, *((index,) if index else ())),
+            (*diagnostics, *notes),
+            deferred,
+            skills,
+            setup,
+        )
+
+    def touch(
+        self, run: Run, state: object, target: Path, already: Collection[str]
+    ) -> Discovery | None:
+        assert isinstance(state, ClaudeSetup)
+        return lazy.touch(run, state, target, already)
+
+    def classify(self, path: Path) -> FileRole | None:
+        parts = path.parts
+        if ".claude" in parts[:-1]:
+            at = len(parts) - 1 - parts[::-1].index(".claude")
+            dot_claude = Path(*parts[: at + 1])
+            inside = parts[at + 1 :]
+            if inside[:1] == ("rules",) and len(inside) > 1:
+                return FileRole(FileKind.RULE, dot_claude.parent)
+            if inside == ("CLAUDE.local.md",):
+                return FileRole(FileKind.NEVER_LOADED, dot_claude.parent)
+            if inside == ("CLAUDE.md",):
+                return FileRole(FileKind.INSTRUCTIONS, dot_claude.parent)
+        if path.name == "MEMORY.md":
+            return FileRole(FileKind.MEMORY, path.parent)
+        kind = _FILE_NAMES.get(path.name)
+        return FileRole(kind, path.parent) if kind is not None else None
+
+
+CLIENT = ClaudeCode()
+
+
+# --- discovery, in the client's order -----------------------------------------------------
+
+
+def _managed(run: Run, setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
+    """The managed file, managed settings' `claudeMd`, managed rules."""
+    ctx, approved = run.context, setup.include_external
+    managed = str(ctx.managed_dir / "CLAUDE.md")
+    reason = Reason(Why.MANAGED_FILE, "managed policy file")
+    out = loader.load(managed, Layer.MANAGED, reason, approved)
+    if setup.settings.managed_claude_md is not None:
+        out += _managed_settings_source(run, setup.settings.managed_claude_md)
+    rules = RuleSet(
+        str(ctx.managed_dir / ".claude" / "rules"), Layer.MANAGED, str(ctx.cwd), approved
+    )
+    return out + load_rules(loader, rules, conditional=False)
+
+
+def _user(setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
+    """`CLAUDE_CONFIG_DIR` or ~/.claude: user files may import from anywhere."""
+    user_file = str(setup.config_dir / "CLAUDE.md")
+    out = loader.load(user_file, Layer.USER, Reason(Why.USER_FILE, "user instructions"), True)
+    rules = RuleSet(str(setup.config_dir / "rules"), Layer.USER, str(loader.ctx.cwd), True)
+    return out + load_rules(loader, rules, conditional=False)
+
+
+def _ancestor_files(ctx: Context, setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
+    """Every directory from the root down to cwd: CLAUDE.md, .claude/CLAUDE.md, rules, local."""
+    out: list[Loaded] = []
+    approved = setup.include_external
+    skip_checked_in = _nested_worktree_skip(ctx)
+    cwd = str(ctx.cwd)
+    join = os.path.join
+    for directory in ancestors(ctx.cwd):
+        reason = _IN_CWD if directory == cwd else _ANCESTOR
+        if not skip_checked_in(directory):
+            out += loader.load(join(directory, "CLAUDE.md"), Layer.PROJECT, reason, approved)
+            dot_claude = join(directory, ".claude")
+            out += loader.load(join(dot_claude, "CLAUDE.md"), Layer.PROJECT, reason, approved)
+            rules = RuleSet(join(dot_claude, "rules"), Layer.PROJECT, directory, approved)
+            out += load_rules(loader, rules, conditional=False)
+        out += loader.load(join(directory, "CLAUDE.local.md"), Layer.LOCAL, reason, approved)
+    return out
+
+
+def _managed_settings_source(run: Run, text: str) -> list[Loaded]:
+    if run.policy.content.strip_html_comments:
+        text = strip_block_comments(text)
+    if not text.strip():
+        return []
+    reason = Reason(Why.MANAGED_SETTINGS, "claudeMd in managed-settings.json")
+    source = text_source(
+        Layer.MANAGED, MANAGED_SETTINGS_DISPLAY, MANAGED_SETTINGS_DISPLAY, reason,
+        text.strip(), run.policy.tag_for(Layer.MANAGED), run.counter, raw=text,
+    )  # fmt: skip
+    return [Loaded(source, None)]
+
+
+def _nested_worktree_skip(ctx: Context) -> Callable[[str], bool]:
+    """A worktree inside its main repo: checked-in files of the main repo above it are skipped."""
+    root, canonical = ctx.git_root, ctx.canonical_root
+    if (
+        root is None
+        or canonical is None
+        or root == canonical
+        or not is_within(str(root), str(canonical))
+    ):
+        return _never
+    return lambda d: is_within(d, str(canonical)) and not is_within(d, str(root))
+
+
+def _never(directory: str) -> bool:
+    return False
+
+
+def _auto_memory(ctx: Context, setup: ClaudeSetup, loader: Loader) -> Loaded | None:
+    """MEMORY.md: read like any file but never excluded, never importing, cut by the budgeter."""
+    path = auto_memory_path(ctx, setup)
+    reason = Reason(Why.AUTO_MEMORY, "auto memory index of the project")
+    if path is not None:
+        loader.trace(str(path), Layer.MEMORY, reason)
+    if path is None or os.path.normpath(path) in loader.processed:
+        return None
+    if not loader.disk.lexists(str(path)):
+        return None
+    processed = loader.read(str(path), "auto memory")
+    if processed is None:
+        return None
+    text = processed.text
+    content = text.strip()
+    if not content:
+        return None
+    source = text_source(
+        Layer.MEMORY, str(path), ctx.display(str(path)), reason, content,
+        loader.policy.tag_for(Layer.MEMORY), loader.counter, raw=text, is_index=True,
+    )  # fmt: skip
+    return Loaded(source, None)
+
+
+# --- the `claude-code` format -------------------------------------------------------------
+
+
+def first_user_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
+    """The variables of `templates/claude-code.j2`: the `# claudeMd` entries, then one
+    `<system-reminder>` per lazily attached file, and the date."""
+    live = [s for s in assembly.sources if not s.dropped]
+    entries = [
+        {
+            "path": s.path,
+            "description": DESCRIPTIONS.get(s.layer, DESCRIPTIONS[Layer.USER]),
+            "content": s.content.strip(),
+        }
+        for s in live
+        if not s.lazy and s.content.strip() and s.reason.why not in _NOT_CLAUDE_MD
+    ]
+    reminders = [{"path": s.path, "content": s.content} for s in live if s.lazy]
+    return {"entries": entries, "reminders": reminders, "date": date}

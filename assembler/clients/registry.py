@@ -1,0 +1,43 @@
+"""The one registry of clients: the CLI, policies, formats, lint, `explain`, `watch` and the
+`Assembler` ask it for a client; none of them compares client names.
+
+Built-in clients are registered here; tests (and plugins) add their own with `register()` and
+remove them with `unregister()`. This table and the parse memo are the only module-level state
+of the package.
+"""
+
+from __future__ import annotations
+
+from . import bootstrap, claude_code
+from .base import Client
+
+_CLIENTS: dict[str, Client] = {
+    client.name: client for client in (claude_code.CLIENT, bootstrap.CLIENT)
+}
+
+
+def get(name: str) -> Client:
+    """The client called `name` (policies are checked against `names()` when they load)."""
+    return _CLIENTS[name]
+
+
+def names() -> tuple[str, ...]:
+    return tuple(_CLIENTS)
+
+
+def clients() -> tuple[Client, ...]:
+    return tuple(_CLIENTS.values())
+
+
+def register(client: Client) -> None:
+    """Add a client; its name must be new."""
+    if client.name in _CLIENTS:
+        raise ValueError(f"a client called {client.name!r} is registered already")
+    _CLIENTS[client.name] = client
+
+
+def unregister(name: str) -> None:
+    """Remove a client added with `register()` (built-in ones stay)."""
+    if name in (claude_code.NAME, bootstrap.NAME):
+        raise ValueError(f"{name!r} is built in and cannot be removed")
+    _CLIENTS.pop(name, None)

@@ -1,0 +1,127 @@
+"""The catalogue of diagnostic codes: one table for `render`, `explain`, `watch` and `lint`.
+
+Every finding ctxasm reports has a stable `CTXnnn` code, a name, a one-line summary, and the
+severity it has where it is reported: `lint` (a check of the files) and `load` (discovery and
+the budgeter, as `render`'s stderr, `explain` and `watch` show them). A few facts weigh
+differently in the two places: a missing `@import` is a bug to fix in review (lint: warning)
+but something the client skips silently at run time (load: info). `ctxasm codes` prints the
+table.
+
+Codes never change meaning once released; a retired code stays unused.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .model import Diagnostic, Severity
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+
+class Code(NamedTuple):
+    code: str
+    name: str
+    summary: str
+    lint: Severity | None = None  # None: lint never reports it
+    load: Severity | None = None  # None: discovery and the budgeter never report it
+
+    def at(self, path: str, message: str) -> Diagnostic:
+        """The diagnostic discovery or the budgeter records for `path` (shown as given)."""
+        assert self.load is not None, f"{self.code} is not a load-time diagnostic"
+        return Diagnostic(self.code, self.load, path, message)
+
+
+# Each entry is bound to a name for the code that reports it (`codes.TOO_LARGE.at(...)`).
+CATALOGUE: tuple[Code, ...] = (
+    # Files that cannot be loaded.
+    (UNREADABLE := Code("CTX001", "unreadable", "cannot be read (permissions, INFO/O error): not loaded", ERROR, ERROR)),
+    (INVALID_UTF8 := Code("CTX002", "invalid-utf8", "not valid UTF-8: loaded with replacement characters", WARNING, WARNING)),
+    (BINARY := Code("CTX003", "binary", "binary (holds a NUL byte): not loaded", ERROR, ERROR)),
+    (SPECIAL := Code("CTX004", "not-regular-file", "a FIFO, socket or device: never opened", ERROR, ERROR)),
+    (SYMLINK_LOOP := Code("CTX005", "symlink-loop", "a symlink loop: not loaded", ERROR, ERROR)),
+    (BROKEN_SYMLINK := Code("CTX006", "broken-symlink", "a symlink to nothing: not loaded", ERROR, WARNING)),
+    (DIRECTORY := Code("CTX007", "directory", "a directory where an instruction file is expected", ERROR, WARNING)),
+    # Size.
+    (TOO_MANY_LINES := Code("CTX101", "too-many-lines", "over 200 lines (Claude Code's guidance per CLAUDE.md)", WARNING)),
+    (TOO_MANY_BYTES := Code("CTX102", "too-many-bytes", "over 25,000 bytes", WARNING)),
+    (FILE_CHARS := Code("CTX103", "over-file-char-limit", "over the policy's per-file character limit: cut", WARNING, WARNING)),
+    (LARGE_FILE := Code("CTX104", "large-file", "over 40,000 characters: Claude Code warns it will hurt performance", WARNING)),
+    (TOO_LARGE := Code("CTX105", "over-4mib", "over 4 MiB: Claude Code skips the file silently", ERROR, ERROR)),
+    (INDEX_CUT := Code("CTX106", "memory-index-cut", "MEMORY.md over 200 lines or 25,000 characters: the client cuts it", WARNING, WARNING)),
+    # Imports.
+    (IMPORT_MISSING := Code("CTX201", "import-missing", "@import of a file that does not exist", WARNING, INFO)),
+    (IMPORT_CYCLE := Code("CTX202", "import-cycle", "@imports that form a cycle", WARNING, INFO)),
+    (IMPORT_TOO_DEEP := Code("CTX203", "import-too-deep", "@import beyond the policy's depth (4 hops): the client drops it", WARNING, WARNING)),
+    (IMPORT_EXTERNAL := Code("CTX204", "import-external", "@import outside the working directory: dropped without approval; data-leak risk", WARNING, WARNING)),
+    (IMPORT_NOT_TEXT := Code("CTX205", "import-not-text", "@import without a text extension: the client skips it", WARNING, WARNING)),
+    (IMPORT_DIRECTORY := Code("CTX206", "import-directory", "@import of a directory: nothing is loaded", WARNING, WARNING)),
+    (IMPORT_DEEPER_START := Code("CTX207", "import-external-for-cwd", "@import dropped when the agent starts in a deeper directory", WARNING)),
+    (IMPORT_DUPLICATE := Code("CTX208", "import-duplicate", "@import of a file loaded earlier: not loaded again", None, INFO)),
+    (IMPORT_OF_CONDITIONAL := Code("CTX209", "import-of-conditional-rule", "imported by a conditional rule: loads at start, not when the rule matches", None, WARNING)),
+    # Frontmatter.
+    (FRONTMATTER_INVALID := Code("CTX301", "frontmatter-invalid", "invalid YAML frontmatter: the client drops it and any paths:", ERROR, WARNING)),
+    (FRONTMATTER_KEY := Code("CTX302", "frontmatter-unknown-key", "frontmatter key the client does not read for this kind of file", WARNING)),
+    (PATHS_ON_FILE := Code("CTX303", "paths-on-claude-md", "paths: on a CLAUDE.md is ignored: the file always loads", WARNING)),
+    (INVALID_GLOB := Code("CTX304", "invalid-glob", "a paths: glob that is invalid: it matches nothing", ERROR)),
+    (DEAD_GLOB := Code("CTX305", "dead-glob", "a paths: glob that matches no file tracked by git", WARNING)),
+    (BRACE_BUDGET := Code("CTX306", "brace-budget", "brace expansion over 1,000 patterns: the glob matches nothing", ERROR, WARNING)),
+    # Placement.
+    (NEVER_LOADED := Code("CTX401", "dot-claude-local", ".claude/CLAUDE.local.md is never loaded", ERROR)),
+    (LOCAL_NOT_IGNORED := Code("CTX402", "local-not-ignored", "CLAUDE.local.md tracked by git or not git-ignored", ERROR)),
+    (RULE_NOT_MD := Code("CTX403", "rule-not-md", "a file in .claude/rules without .md: ignored by the client", WARNING)),
+    (EMPTY := Code("CTX404", "empty", "empty after removing frontmatter and comments: skipped", WARNING, INFO)),
+    (EXCLUDED := Code("CTX405", "excluded", "excluded by claudeMdExcludes: not loaded", None, INFO)),
+    (WORKSPACE_MISSING := Code("CTX406", "workspace-file-missing", "a workspace file that does not exist: its placeholder text renders", None, WARNING)),
+    (TOUCH_OUTSIDE := Code("CTX407", "touch-outside-cwd", "a touched path outside the working directory: nothing attached", None, INFO)),
+    # Content.
+    (SECRET := Code("CTX501", "secret", "looks like a secret (API key, token, private key)", ERROR)),
+    (DUPLICATE := Code("CTX502", "duplicate", "paragraph repeated in another file that loads with it", WARNING)),
+    (CLOSING_TAG := Code("CTX503", "closing-tag", "contains a closing tag of ctxasm's own sections (escaped when rendered)", WARNING, WARNING)),
+    # The whole context.
+    (OVER_BUDGET := Code("CTX601", "context-over-budget", "the assembled context is over the token budget", ERROR, ERROR)),
+    (BUDGET_TRIMMED := Code("CTX602", "budget-trimmed", "a source trimmed to fit the token budget", None, WARNING)),
+    (BUDGET_DROPPED := Code("CTX603", "budget-dropped", "a source dropped to fit the token budget", None, WARNING)),
+    # Settings, rules directories and skills.
+    (SETTINGS_INVALID := Code("CTX701", "settings-invalid", "a settings file that cannot be used: its keys are ignored", None, WARNING)),
+    (RULES_UNREADABLE := Code("CTX702", "rules-unreadable", "a rules directory that cannot be listed: its rules are not loaded", None, ERROR)),
+    (RULES_LOOP := Code("CTX703", "rules-loop", "a rules directory reached again through a symlink: not re-entered", None, INFO)),
+    (SKILL_UNREADABLE := Code("CTX711", "skill-unreadable", "a SKILL.md that cannot be read: the skill is not listed", None, WARNING)),
+    (SKILL_CONDITIONAL := Code("CTX712", "skill-conditional", "a skill with paths: offered only once a matching file is touched", None, INFO)),
+    (SKILL_HIDDEN := Code("CTX713", "skill-hidden", "a skill with disable-model-invocation: never offered to the model", None, INFO)),
+    (SKILL_DUPLICATE := Code("CTX714", "skill-duplicate", "a skill whose name is listed already: not listed again", None, INFO)),
+)  # fmt: skip
+
+BY_CODE = {entry.code: entry for entry in CATALOGUE}
+LINT_CODES = tuple(entry for entry in CATALOGUE if entry.lint is not None)
+
+
+def lookup(code: str) -> Code:
+    """The catalogue entry of `code` (`KeyError` when there is none)."""
+    return BY_CODE[code]
+
+
+def catalogue_text(entries: tuple[Code, ...]) -> str:
+    """The table `ctxasm codes` prints: code, lint and load severity, name, summary."""
+    lines = [f"{'code':<7} {'lint':<8} {'load':<8} {'name':<27} summary"]
+    for entry in entries:
+        lint = entry.lint.value if entry.lint else "-"
+        load = entry.load.value if entry.load else "-"
+        lines.append(f"{entry.code:<7} {lint:<8} {load:<8} {entry.name:<27} {entry.summary}")
+    return "\n".join(lines) + "\n"
+
+
+def catalogue_json(entries: tuple[Code, ...]) -> str:
+    import json
+
+    rows = [
+        {
+            "code": e.code,
+            "name": e.name,
+            "summary": e.summary,
+            "lint": e.lint.value if e.lint else None,
+            "load": e.load.value if e.load else None,
+        }
+        for e in entries
+    ]
+    return json.dumps(rows, indent=2) + "\n"

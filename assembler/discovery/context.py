@@ -1,0 +1,91 @@
+"""The facts one discovery run depends on, and what it hands back.
+
+`Context` is the machine as the run found it (frozen), `Run` adds the policy, the token
+counter and the run's `Disk` (through which every file access goes), and `Discovery` is what
+a client's discovery returns: sources in load order, diagnostics, and what it needs later.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import DiscoveryError
+from ..model import Diagnostic, Policy, Skill, Source, TokenCounter
+from .disk import Disk
+from .locations import canonical_git_root, display_path, find_git_root
+
+
+class Context(NamedTuple):
+    """Everything about the machine a run depends on, fixed at the start of the run."""
+
+    cwd: Path  # real path, as the client's `process.cwd()`
+    home: Path
+    managed_dir: Path
+    environ: Mapping[str, str]
+    git_root: Path | None
+    canonical_root: Path | None  # the main repository's root when cwd is in a linked worktree
+    project_root: Path  # the git root, else cwd: what displayed paths are relative to
+
+    def display(self, path: str) -> str:
+        return display_path(path, self.project_root, self.home)
+
+
+class Run(NamedTuple):
+    """One discovery run: the machine, the policy, how tokens are counted, and the `Disk`."""
+
+    context: Context
+    policy: Policy
+    counter: TokenCounter
+    disk: Disk
+
+
+class Discovery(NamedTuple):
+    """What a client's discovery found: sources in load order, diagnostics, the conditional
+    rules waiting for a touched path, the skills listed (the index itself is a source), and
+    the client's own state for later touches (Claude Code: its settings)."""
+
+    sources: tuple[Source, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    conditional: tuple[Source, ...] = ()
+    skills: tuple[Skill, ...] = ()
+    state: object = None
+
+
+def build_context(
+    cwd: Path, home: Path, managed_dir: Path, environ: Mapping[str, str], disk: Disk
+) -> Context:
+    """Fix the machine facts for one run. `cwd` is resolved like the client's `process.cwd()`."""
+    try:
+        real = Path(disk.realpath(str(cwd), strict=True))
+    except OSError as err:
+        raise DiscoveryError(
+            f"{cwd}: no such directory ({err.strerror}); pass an existing PATH"
+        ) from None
+    except ValueError:  # a NUL byte in the path
+        raise DiscoveryError(f"{cwd!r}: not a valid path; pass an existing PATH") from None
+    if not disk.is_dir(str(real)):
+        raise DiscoveryError(f"{cwd}: not a directory; pass the directory the agent starts in")
+    git_root = find_git_root(real, disk)
+    canonical = canonical_git_root(git_root, disk) if git_root else None
+    return Context(
+        cwd=real,
+        home=Path(os.path.abspath(home)),
+        managed_dir=Path(os.path.abspath(managed_dir)),
+        environ=environ,
+        git_root=git_root,
+        canonical_root=canonical,
+        project_root=git_root or real,
+    )
+
+
+def ancestors(cwd: Path) -> list[str]:
+    """Every directory from just below the filesystem root down to cwd."""
+    dirs = []
+    directory = str(cwd)
+    while (parent := os.path.dirname(directory)) != directory:
+        dirs.append(directory)
+        directory = parent
+    return dirs[::-1]

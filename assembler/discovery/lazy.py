@@ -1,0 +1,121 @@
+"""Lazy loading: what the client attaches when the agent reads a file below cwd.
+
+For each directory from cwd+1 down to the touched file's directory: `CLAUDE.md`,
+`.claude/CLAUDE.md`, `CLAUDE.local.md`, then unconditional `.claude/rules` (local *before*
+rules here); then every conditional rule whose `paths` match the touched file, in directory
+order (managed, user, root down to the touched file's directory). A file already loaded at
+start, or attached for an earlier touch, is not attached again. Nested files do not get
+external imports approved.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterator
+from pathlib import Path
+
+from .. import codes
+from ..model import Layer, Reason, Source, Why
+from .context import Context, Discovery, Run, ancestors
+from .loader import Loaded, Loader
+from .rules import RuleSet, load_rules, matching_patterns
+from .settings import ClaudeSetup, exclude_matcher
+
+
+def _nested_dirs(ctx: Context, target: Path) -> list[Path]:
+    """Directories strictly below cwd down to the target's directory, outer first."""
+    dirs = []
+    directory = target.parent
+    while directory != ctx.cwd and directory.is_relative_to(ctx.cwd):
+        dirs.append(directory)
+        directory = directory.parent
+    return dirs[::-1]
+
+
+def _rule_sets(ctx: Context, setup: ClaudeSetup, nested: list[Path]) -> Iterator[RuleSet]:
+    yield RuleSet(str(ctx.managed_dir / ".claude" / "rules"), Layer.MANAGED, str(ctx.cwd), False)
+    yield RuleSet(str(setup.config_dir / "rules"), Layer.USER, str(ctx.cwd), True)
+    for directory in (*ancestors(ctx.cwd), *map(str, nested)):
+        rules = os.path.join(directory, ".claude", "rules")
+        yield RuleSet(rules, Layer.PROJECT, directory, False)
+
+
+def resolve_touched(path: str | os.PathLike[str]) -> Path:
+    """A touched path made absolute (relative to the process's directory) and resolved."""
+    return Path(os.path.realpath(os.path.abspath(path)))
+
+
+def touch(run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]) -> Discovery:
+    """The sources newly attached when the agent reads `target`, in the client's order."""
+    ctx = run.context
+    exclude = exclude_matcher(setup.settings.excludes)
+    loader = Loader(run, exclude=exclude)
+    if not target.is_relative_to(ctx.cwd):
+        loader.note(
+            codes.TOUCH_OUTSIDE,
+            str(target),
+            "outside the working directory; the client attaches nothing",
+        )
+        return Discovery((), tuple(loader.diagnostics))
+    shown = ctx.display(str(target))
+    nested = _nested_dirs(ctx, target)
+    found = _nested_files(loader, nested, shown)
+    # Conditional rules are read afresh (the unconditional pass above marks them processed).
+    rule_loader = Loader(run, exclude=exclude, diagnostics=loader.diagnostics)
+    for rules in _rule_sets(ctx, setup, nested):
+        found += _matching_rules(rule_loader, rules, target, shown)
+    return Discovery(_attached(found, already, run), tuple(loader.diagnostics))
+
+
+def _nested_files(loader: Loader, nested: list[Path], shown: str) -> list[Loaded]:
+    """`CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` and unconditional rules of each
+    directory on the way to the touched path, outer first, each followed by its imports."""
+    found: list[Loaded] = []
+    for directory in nested:
+        reason = Reason(
+            Why.NESTED,
+            f"in {loader.display(str(directory))}, on the way to {shown}",
+            touched=shown,
+        )
+        for name, layer in _NESTED_FILES:
+            found += loader.load(str(directory / name), layer, reason, False, lazy=True)
+        rules = RuleSet(str(directory / ".claude" / "rules"), Layer.PROJECT, str(directory), False)
+        found += load_rules(
+            loader, rules, conditional=False, lazy=True, context=f", on the way to {shown}"
+        )
+    return found
+
+
+_NESTED_FILES = (
+    ("CLAUDE.md", Layer.PROJECT),
+    (os.path.join(".claude", "CLAUDE.md"), Layer.PROJECT),
+    ("CLAUDE.local.md", Layer.LOCAL),
+)
+
+
+def _matching_rules(loader: Loader, rules: RuleSet, target: Path, shown: str) -> list[Loaded]:
+    """The conditional rules of one rules directory whose `paths:` match `target`."""
+    found: list[Loaded] = []
+    for item in load_rules(loader, rules, conditional=True, lazy=True):
+        assert item.globs is not None
+        pattern = matching_patterns(item.globs, str(target), rules.base_dir)
+        if pattern is None:
+            continue
+        reason = Reason(
+            Why.RULE_MATCHED, f"paths: {pattern!r} matched {shown}", pattern=pattern, touched=shown
+        )
+        found.append(item._replace(source=item.source._replace(reason=reason)))
+    return found
+
+
+def _attached(found: list[Loaded], already: Collection[str], run: Run) -> tuple[Source, ...]:
+    """What is new to this conversation, as subdirectory sources."""
+    attached: list[Source] = []
+    seen = set(already)
+    tag = run.policy.tag_for(Layer.SUBDIRECTORY)
+    for item in found:
+        if item.source.path in seen:
+            continue
+        seen.add(item.source.path)
+        attached.append(item.source._replace(layer=Layer.SUBDIRECTORY, tag=tag))
+    return tuple(attached)

@@ -1,0 +1,435 @@
+"""Loading one instruction file and its imports, as Claude Code's `processMemoryFile` does.
+
+One `Loader` serves one discovery run (start-up or one touched path): it owns the set of
+processed paths, so a file already loaded (as a file, a rule or an import) is not loaded
+again, and it records a diagnostic for every file it does not load and why. `ctxasm lint`
+walks a file's imports with a `Loader` too, so both apply the same import rules.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from .. import codes
+from ..codes import Code
+from ..model import Diagnostic, Layer, Reason, Source, TokenCounter, Why
+from ..parsing import frontmatter as fm
+from ..parsing.imports import has_text_extension, resolve_imports
+from ..parsing.parse import Parsed, Switches, parse
+from ..tokens import estimate_tokens, text_stats
+from .context import Run
+from .locations import is_within
+from .reader import ReadResult, ReadStatus
+
+# `excluded(path, layer)`: whether the client's settings keep a file out (Claude Code's
+# `claudeMdExcludes`); None: nothing is excluded.
+Exclude = Callable[[str, Layer], bool]
+
+
+class Loaded(NamedTuple):
+    """A source as loaded, with the globs that make it conditional (None: unconditional)."""
+
+    source: Source
+    globs: fm.Globs | None
+
+
+def text_source(
+    layer: Layer,
+    path: str,
+    display: str,
+    reason: Reason,
+    content: str,
+    tag: str,
+    counter: TokenCounter,
+    *,
+    raw: str | None = None,
+    is_index: bool = False,
+) -> Source:
+    """A source whose text is already processed (a read file, a settings string, an index)."""
+    stats = text_stats(content, counter)
+    return Source(
+        layer=layer,
+        path=path,
+        display=display,
+        reason=reason,
+        content=content,
+        raw=content if raw is None else raw,
+        stats=stats,
+        original=stats,
+        tag=tag,
+        is_index=is_index,
+    )
+
+
+class Resolved(NamedTuple):
+    """Claude Code's `safeResolvePath`: the real path, and whether it differs (a symlink)."""
+
+    path: str
+    is_link: bool
+    exists: bool
+    st: os.stat_result | None = None  # the lstat of a regular file that is not a link
+
+
+class FileRead(NamedTuple):
+    """What reading one file gave: its parse (None: not loadable) and what to say about it.
+    A value, so that an observer may keep it for the next run of the same file."""
+
+    parsed: Parsed | None
+    notes: tuple[tuple[Code, str], ...] = ()
+
+
+_MISSING = Resolved("", False, False)
+
+_SKIPS = {
+    ReadStatus.TOO_LARGE: codes.TOO_LARGE,
+    ReadStatus.BINARY: codes.BINARY,
+    ReadStatus.UNREADABLE: codes.UNREADABLE,
+    ReadStatus.SPECIAL: codes.SPECIAL,
+    ReadStatus.LOOP: codes.SYMLINK_LOOP,
+    ReadStatus.DIRECTORY: codes.DIRECTORY,
+    ReadStatus.BROKEN_LINK: codes.BROKEN_SYMLINK,
+}
+
+
+class Loader:
+    """Mutable state of one discovery run (never passed between stages)."""
+
+    __slots__ = (
+        "_cwd",
+        "_displays",
+        "_exclude",
+        "_home",
+        "_real_dirs",
+        "_resolved",
+        "_switches",
+        "_tags",
+        "counter",
+        "ctx",
+        "deferred",
+        "diagnostics",
+        "disk",
+        "observer",
+        "policy",
+        "processed",
+    )
+
+    def __init__(
+        self,
+        run: Run,
+        *,
+        exclude: Exclude | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+    ) -> None:
+        self.ctx = ctx = run.context
+        self.policy = policy = run.policy
+        self.counter = run.counter
+        self.disk = run.disk
+        self.observer = run.disk.observer
+        self.processed: set[str] = set()
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.deferred: list[Loaded] = []
+        self._exclude = exclude
+        # cwd is a real path (`build_context`), so cwd and its ancestors are their own.
+        self._real_dirs: dict[str, str] = {}
+        directory = str(ctx.cwd)
+        while directory not in self._real_dirs:
+            self._real_dirs[directory] = directory
+            directory = os.path.dirname(directory)
+        self._resolved: dict[str, Resolved] = {}
+        self._displays: dict[str, str] = {}
+        self._tags = {layer: policy.tag_for(layer) for layer in Layer}
+        content = policy.content
+        self._switches = Switches(
+            content.strip_frontmatter, content.strip_html_comments, policy.imports
+        )
+        self._home, self._cwd = str(ctx.home), str(ctx.cwd)
+
+    def display(self, path: str) -> str:
+        """`Context.display`, remembered: a path is shown the same way all run long."""
+        shown = self._displays.get(path)
+        if shown is None:
+            shown = self._displays[path] = self.ctx.display(path)
+        return shown
+
+    def resolve(self, path: str) -> Resolved:
+        """The real path of `path` with one `lstat` (directories' real paths are cached).
+
+        FIFOs, sockets and devices are returned unresolved; any error gives the path itself.
+        A run is one snapshot: a path resolved before (a rule found while listing its
+        directory, then loaded) is not `lstat`ed again.
+        """
+        found = self._resolved.get(path)
+        if found is None:
+            found = self._resolved[path] = self._resolve(path)
+        return found
+
+    def _resolve(self, path: str) -> Resolved:
+        try:
+            st = self.disk.lstat(path)
+        except OSError as err:
+            # Not there; but a directory we may not search hides a file: let reading say so.
+            exists = err.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG)
+            return Resolved(path, False, exists)
+        except ValueError:
+            return _MISSING._replace(path=path)
+        mode = st.st_mode
+        if stat.S_ISLNK(mode):
+            try:
+                real = os.path.realpath(path, strict=True)
+            except (OSError, ValueError):
+                return Resolved(path, False, True)
+            return Resolved(real, real != path, True)
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return Resolved(path, False, True, st)
+        parent, name = os.path.split(path)
+        try:
+            real = os.path.join(self._real_dir(parent), name)
+        except (OSError, ValueError):
+            return Resolved(path, False, True)
+        return Resolved(real, real != path, True, st if stat.S_ISREG(mode) else None)
+
+    def _real_dir(self, directory: str) -> str:
+        """`realpath` of a directory, one `lstat` per directory not seen before in this run."""
+        cached = self._real_dirs.get(directory)
+        if cached is not None:
+            return cached
+        parent, name = os.path.split(directory)
+        if not name:
+            real = directory
+        elif stat.S_ISLNK(os.lstat(directory).st_mode):
+            real = os.path.realpath(directory, strict=True)
+        else:
+            real = os.path.join(self._real_dir(parent), name)
+        self._real_dirs[directory] = real
+        return real
+
+    # --- diagnostics ----------------------------------------------------------------------
+
+    def note(self, code: Code, path: str, message: str) -> None:
+        diagnostic = code.at(self.display(path), message)
+        self.diagnostics.append(diagnostic)
+        if self.observer is not None:
+            self.observer.noted(path, diagnostic)
+
+    def trace(self, path: str, layer: Layer, reason: Reason) -> None:
+        """Tell the observer that `path` is about to be considered as a source."""
+        if self.observer is not None:
+            self.observer.candidate(path, layer, reason)
+
+    # --- one file -------------------------------------------------------------------------
+
+    def read(self, path: str, what: str, st: os.stat_result | None = None) -> Parsed | None:
+        """The file's frontmatter, body, text without block comments and imports; None: noted."""
+        key = (what, self.policy.limits.skip_bytes, self._switches)
+        got = self.disk.cached(path, key, st, lambda st: self._read(path, what, st))
+        for code, message in got.notes:
+            self.note(code, path, message)
+        return got.parsed
+
+    def _read(self, path: str, what: str, st: os.stat_result | None) -> FileRead:
+        result = self.disk.read(path, self.policy.limits.skip_bytes, st)
+        if not result.ok:
+            if result.status is ReadStatus.MISSING:
+                return FileRead(None)
+            code = _SKIPS[result.status]
+            if code is codes.DIRECTORY and what == "import":
+                code = codes.IMPORT_DIRECTORY
+            return FileRead(None, ((code, self._skip_message(result, what)),))
+        notes: list[tuple[Code, str]] = []
+        if result.replaced >= 0:
+            notes.append(
+                (
+                    codes.INVALID_UTF8,
+                    f"invalid UTF-8 at byte {result.replaced}; loaded with replacement characters: re-save it as UTF-8",
+                )
+            )
+        parsed = parse(result.text, self._switches)
+        if parsed.frontmatter.error:
+            notes.append(
+                (
+                    codes.FRONTMATTER_INVALID,
+                    f"invalid YAML frontmatter ({parsed.frontmatter.error}); the client drops it (and any paths:): fix the YAML",
+                )
+            )
+        return FileRead(parsed, tuple(notes))
+
+    def _skip_message(self, result: ReadResult, what: str) -> str:
+        status = result.status
+        if status is ReadStatus.TOO_LARGE:
+            limit = self.policy.limits.skip_bytes
+            return (
+                f"{what} is {result.size:,} bytes, over the {limit:,}-byte limit; "
+                "the client skips it: split it or move detail into imported files"
+            )
+        if status is ReadStatus.BINARY:
+            return f"{what} is binary ({result.detail}); not loaded: replace it with text"
+        if status is ReadStatus.DIRECTORY:
+            return f"{what} is a directory; not loaded: import a file inside it instead"
+        if status is ReadStatus.BROKEN_LINK:
+            return f"{what} is a broken symlink ({result.detail}); fix or remove the link"
+        if status is ReadStatus.LOOP:
+            return f"{what} is a symlink loop; not loaded: fix the link"
+        if status is ReadStatus.SPECIAL:
+            return f"{what} is {result.detail}; not read: make it a regular file"
+        return f"{what} cannot be read ({result.detail}); not loaded: fix its permissions"
+
+    def load(
+        self,
+        path: str,
+        layer: Layer,
+        reason: Reason,
+        include_external: bool,
+        *,
+        depth: int = 0,
+        chain: tuple[str, ...] = (),
+        lazy: bool = False,
+    ) -> list[Loaded]:
+        """The file and (depth-first, right after it) what it imports; [] when skipped."""
+        self.trace(path, layer, reason)
+        norm = os.path.normpath(path)
+        if not self._admit(path, norm, layer, depth, chain):
+            return []
+        resolved, is_link, exists, st = self.resolve(path)
+        self.processed.add(norm)
+        if is_link:
+            self.processed.add(os.path.normpath(resolved))
+        parsed = self._readable(path, exists, depth, chain, st)
+        if parsed is None:
+            return []
+        source = self._source(path, layer, reason, parsed, lazy)
+        out = [Loaded(source, parsed.globs)]
+        imports = resolve_imports(parsed.imports, os.path.dirname(resolved), self._home)
+        out += self.load_imports(
+            source.display, imports, layer, include_external, depth + 1, (*chain, norm), lazy
+        )
+        return out
+
+    def _admit(
+        self, path: str, norm: str, layer: Layer, depth: int, chain: tuple[str, ...]
+    ) -> bool:
+        """Whether `path` is still to be loaded: not yet processed, not too deep, not excluded."""
+        if norm in self.processed:
+            if depth:
+                cycle = norm in chain
+                code = codes.IMPORT_CYCLE if cycle else codes.IMPORT_DUPLICATE
+                word = "a cycle back to" if cycle else "already loaded:"
+                self.note(code, path, f"import skipped, {word} {self.display(path)}")
+            return False
+        if depth > self.policy.import_depth:
+            self.note(
+                codes.IMPORT_TOO_DEEP,
+                path,
+                f"import at depth {depth} (via {self.display(chain[-1])}) is beyond the "
+                f"{self.policy.import_depth}-hop limit; the client drops it: import it from a shallower file",
+            )
+            return False
+        if self._exclude is not None and self._exclude(path, layer):
+            if os.path.lexists(path):
+                self.note(codes.EXCLUDED, path, "excluded by claudeMdExcludes")
+            return False
+        return True
+
+    def _readable(
+        self,
+        path: str,
+        exists: bool,
+        depth: int,
+        chain: tuple[str, ...],
+        st: os.stat_result | None,
+    ) -> Parsed | None:
+        """The parsed file, or None once the reason it is not loaded is noted."""
+        what = "import" if depth else "file"
+        if not exists:
+            if depth:
+                self.note(
+                    codes.IMPORT_MISSING, path, f"imported by {self.display(chain[-1])} but missing"
+                )
+            return None
+        if not has_text_extension(path):
+            self.note(
+                codes.IMPORT_NOT_TEXT,
+                path,
+                f"{what} does not have a text extension; the client skips it: rename it (e.g. .md)",
+            )
+            return None
+        parsed = self.read(path, what, st)
+        if parsed is None:
+            return None
+        globs = parsed.globs
+        if globs is not None and globs.over_budget:
+            self.note(
+                codes.BRACE_BUDGET,
+                path,
+                f"brace expansion of {globs.over_budget[0]!r} exceeds {fm.BRACE_PATTERN_BUDGET} patterns; "
+                "the client uses it unexpanded and it matches nothing: list fewer alternatives",
+            )
+        if self.policy.content.skip_empty and not parsed.stripped:
+            self.note(codes.EMPTY, path, f"{what} is empty after removing frontmatter and comments")
+            return None
+        return parsed
+
+    def _source(
+        self, path: str, layer: Layer, reason: Reason, parsed: Parsed, lazy: bool
+    ) -> Source:
+        if lazy:  # delivered as the client attaches it: not trimmed
+            kept, stats = parsed.text, text_stats(parsed.text, self.counter)
+        elif self.counter is estimate_tokens:
+            kept, stats = parsed.stripped, parsed.stats
+        else:
+            kept = parsed.stripped
+            stats = text_stats(kept, self.counter)
+        source = Source(
+            layer=layer,
+            path=path,
+            display=self.display(path),
+            reason=reason,
+            content=kept,
+            raw=parsed.text,
+            is_index=False,
+            stats=stats,
+            original=stats,
+            tag=self._tags[layer],
+            paths=parsed.globs.patterns if parsed.globs else (),
+            lazy=lazy,
+        )
+        if self.observer is not None:
+            self.observer.loaded(source)
+        return source
+
+    def load_imports(
+        self,
+        importer: str,
+        imports: Sequence[tuple[str, str]],
+        layer: Layer,
+        include_external: bool,
+        depth: int,
+        chain: tuple[str, ...],
+        lazy: bool = False,
+    ) -> list[Loaded]:
+        """Each `(token, target)` imported by `importer` (as displayed), at `depth`, in order.
+        A target outside cwd is dropped unless `include_external`."""
+        out: list[Loaded] = []
+        for token, target in imports:
+            child = Reason(
+                Why.IMPORT,
+                f"imported by {importer} (@{token}) at depth {depth}",
+                parent=importer,
+                depth=depth,
+            )
+            if not include_external and not is_within(target, self._cwd):
+                self.trace(target, layer, child)
+                self.note(
+                    codes.IMPORT_EXTERNAL,
+                    target,
+                    f"@{token} in {importer} points outside the working directory; "
+                    "the client drops it unless external imports are approved in ~/.claude.json",
+                )
+                continue
+            out += self.load(
+                target, layer, child, include_external, depth=depth, chain=chain, lazy=lazy
+            )
+        return out

@@ -1,0 +1,135 @@
+"""Where things live: defaults for home/managed/environ, git roots, how paths are shown.
+
+The three defaults (`default_home`, `default_managed_dir`, `default_environ`) are the only
+places the library looks at the real machine; tests replace them so that touching the real
+home or `/etc/claude-code` fails loudly.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from .disk import Disk
+from .reader import ReadStatus
+
+# A `.git` file, `commondir` or `gitdir` holds one path: anything longer is not git's.
+GIT_POINTER_BYTES = 64 * 1024
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+_FALSY = frozenset({"0", "false", "no", "off"})
+
+
+def default_home() -> Path:
+    return Path.home()
+
+
+def default_environ() -> Mapping[str, str]:
+    return os.environ
+
+
+def default_managed_dir(platform: str = sys.platform) -> Path:
+    """Claude Code's managed policy directory for the platform."""
+    if platform == "darwin":
+        return Path("/Library/Application Support/ClaudeCode")
+    if platform.startswith("win"):
+        return Path("C:/Program Files/ClaudeCode")
+    return Path("/etc/claude-code")
+
+
+def env_truthy(environ: Mapping[str, str], name: str) -> bool:
+    return environ.get(name, "").strip().lower() in _TRUTHY
+
+
+def env_falsy(environ: Mapping[str, str], name: str) -> bool:
+    return environ.get(name, "").strip().lower() in _FALSY
+
+
+def find_git_root(start: Path, disk: Disk) -> Path | None:
+    """The nearest directory at or above `start` holding `.git` (a directory or a file)."""
+    directory = start
+    while True:
+        if disk.lexists(str(directory / ".git")):
+            return directory
+        if directory.parent == directory:
+            return None
+        directory = directory.parent
+
+
+def canonical_git_root(git_root: Path, disk: Disk) -> Path:
+    """For a linked worktree, the main repository's root; otherwise `git_root` itself."""
+    dot_git = git_root / ".git"
+    content = _pointer(dot_git, disk)
+    if content is None or not content.startswith("gitdir:"):
+        return git_root
+    worktree_git_dir = Path(os.path.realpath(git_root / content[len("gitdir:") :].strip()))
+    common_dir = _pointer(worktree_git_dir / "commondir", disk)
+    backlink = _pointer(worktree_git_dir / "gitdir", disk)
+    if common_dir is None or backlink is None:
+        return git_root
+    common = Path(os.path.realpath(worktree_git_dir / common_dir))
+    if worktree_git_dir.parent != common / "worktrees":
+        return git_root
+    if Path(os.path.realpath(backlink)) != Path(os.path.realpath(dot_git)):
+        return git_root
+    return common if common.name != ".git" else common.parent
+
+
+def _pointer(path: Path, disk: Disk) -> str | None:
+    """The stripped text of one of git's one-line files (`.git`, `commondir`, `gitdir`)."""
+    result = disk.read(str(path), GIT_POINTER_BYTES)
+    return result.text.strip() if result.status is ReadStatus.OK else None
+
+
+def is_within(path: str, directory: str) -> bool:
+    """Claude Code's `pathInWorkingPath` (case-insensitive, `..` never inside)."""
+    a = _mac_private(os.path.normpath(path)).lower()
+    b = _mac_private(os.path.normpath(directory)).lower()
+    if (
+        os.path.isabs(a)
+        and os.path.isabs(b)
+        and (a == b or a.startswith(b.rstrip(os.sep) + os.sep))
+    ):
+        return True  # the common case, without `relpath` (a normalized path has no `..`)
+    rel = os.path.relpath(a, b) if os.path.isabs(a) == os.path.isabs(b) else a
+    if rel == ".":
+        return True
+    if re.search(r"(?:^|[\\/])\.\.(?:[\\/]|$)", rel):
+        return False
+    return not os.path.isabs(rel)
+
+
+def _mac_private(path: str) -> str:
+    if not path.startswith("/private/"):
+        return path
+    path = re.sub(r"^/private/var/", "/var/", path)
+    return re.sub(r"^/private/tmp(/|$)", r"/tmp\1", path)
+
+
+def _under(path: str, base: str) -> bool:
+    return path == base or path.startswith(base if base.endswith(os.sep) else base + os.sep)
+
+
+def display_path(path: str, project_root: str | Path, home: str | Path) -> str:
+    """How a path is shown before the boundary: the same on every machine that has the repo.
+
+    Relative to the project root, or `~/...` under the home directory (whichever base is
+    deeper); else `../...` when it sits in a directory above the project root; else absolute.
+    Plain string work: it runs for every candidate of every run.
+    """
+    if not os.path.isabs(path):  # a pseudo path such as `<managed-settings>`
+        return path
+    root, home_dir = os.fspath(project_root), os.fspath(home)
+    in_project, in_home = _under(path, root), _under(path, home_dir)
+    if in_home and (not in_project or _under(home_dir, root)):
+        rel = path[len(home_dir) :].lstrip(os.sep)
+        return "~/" + rel.replace(os.sep, "/") if rel else "~"
+    if in_project:
+        return path[len(root) :].lstrip(os.sep).replace(os.sep, "/") or "."
+    parent, name = os.path.split(path)
+    if _under(root, parent):
+        ups = root[len(parent) :].strip(os.sep).count(os.sep) + 1
+        return "../" * ups + name
+    return path.replace(os.sep, "/")

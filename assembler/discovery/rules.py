@@ -1,0 +1,176 @@
+"""`.claude/rules/**/*.md`: reading rule directories and matching `paths:` globs.
+
+Claude Code (2.1.x `processMdRules`) reads a rules directory recursively in raw directory
+order, follows symlinked directories (a directory already visited is not entered again, so
+loops end), takes only names ending in `.md` (case-sensitive), and stores a rule under its
+real path. Conditional rules (`paths:`) match with gitignore semantics, relative to the
+directory that holds `.claude` for project rules, or to the original cwd for user/managed rules.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+from .. import codes
+from ..model import Layer, Reason, RulesOrder, Why
+from ..parsing.frontmatter import Globs
+from .loader import Loaded, Loader
+from .reader import ReadResult, ReadStatus, probe
+
+
+class RuleSet(NamedTuple):
+    """Which rules directory, whose rules, and how their globs are anchored."""
+
+    directory: str
+    layer: Layer
+    base_dir: str
+    include_external: bool
+
+
+def rule_files(loader: Loader, directory: str, layer: Layer) -> Iterator[str]:
+    """Every `*.md` path under `directory`, in the policy's order, each loop entered once."""
+    visited: set[str] = set()
+    yield from _walk(loader, directory, visited, layer)
+
+
+def _walk(loader: Loader, directory: str, visited: set[str], layer: Layer) -> Iterator[str]:
+    if directory in visited:
+        loader.note(
+            codes.RULES_LOOP,
+            directory,
+            "rules directory reached again through a symlink; not re-entered",
+        )
+        return
+    resolved, is_link, exists, _ = loader.resolve(directory)
+    if not exists:
+        return
+    visited.add(directory)
+    if is_link:
+        visited.add(resolved)
+    try:
+        entries = loader.disk.scandir(resolved)
+    except NotADirectoryError:
+        return
+    except PermissionError:
+        loader.note(
+            codes.RULES_UNREADABLE,
+            directory,
+            "rules directory cannot be listed; fix its permissions",
+        )
+        return
+    except OSError as err:
+        loader.note(
+            codes.RULES_UNREADABLE,
+            directory,
+            f"rules directory cannot be listed ({err.strerror})",
+        )
+        return
+    if loader.policy.rules_order is RulesOrder.NAME:
+        entries.sort(key=lambda e: e.name)
+    for entry in entries:
+        entry_path = os.path.join(directory, entry.name)
+        real, is_link, _, _ = loader.resolve(entry_path)
+        try:
+            is_dir = os.path.isdir(real) if is_link else entry.is_dir(follow_symlinks=False)
+            is_file = os.path.isfile(real) if is_link else entry.is_file(follow_symlinks=False)
+        except OSError:
+            continue
+        if is_dir:
+            yield from _walk(loader, real, visited, layer)
+        elif is_file and entry.name.endswith(".md"):
+            yield real
+        elif entry.name.endswith(".md"):
+            _note_unusable_rule(loader, entry_path, layer)
+
+
+def _note_unusable_rule(loader: Loader, path: str, layer: Layer) -> None:
+    """A `*.md` entry that is neither a directory nor a regular file: say why it is skipped."""
+    loader.trace(path, layer, Reason(_RULE_WHY.get(layer, Why.RULE), "rules directory entry"))
+    probed = probe(path)
+    if isinstance(probed, ReadResult):
+        if probed.status is ReadStatus.LOOP:
+            loader.note(
+                codes.SYMLINK_LOOP, path, "rule is a symlink loop; not loaded: fix the link"
+            )
+        elif probed.status is ReadStatus.BROKEN_LINK:
+            loader.note(
+                codes.BROKEN_SYMLINK,
+                path,
+                f"rule is a broken symlink ({probed.detail}); fix or remove the link",
+            )
+        return
+    loader.note(
+        codes.SPECIAL,
+        path,
+        "rule is not a regular file (FIFO, socket or device); not read: make it a regular file",
+    )
+
+
+def load_rules(
+    loader: Loader, rules: RuleSet, *, conditional: bool, lazy: bool = False, context: str = ""
+) -> list[Loaded]:
+    """Unconditional rules (and what they import), or the conditional ones, in order."""
+    out: list[Loaded] = []
+    why = Why.NESTED if context else _RULE_WHY.get(rules.layer, Why.RULE)
+    reason = None
+    for path in rule_files(loader, rules.directory, rules.layer):
+        if reason is None:
+            reason = Reason(why, f"rule in {loader.display(rules.directory)}{context}")
+        loaded = loader.load(path, rules.layer, reason, rules.include_external, lazy=lazy)
+        for item in loaded:
+            if (item.globs is not None) == conditional:
+                out.append(item)
+                if not conditional and item is not loaded[0] and loaded[0].globs is not None:
+                    loader.note(
+                        codes.IMPORT_OF_CONDITIONAL,
+                        item.source.path,
+                        f"imported by the conditional rule {loaded[0].source.display}, so the client "
+                        "loads it at start, not when the rule's paths match: inline it in the rule",
+                    )
+            elif not conditional:
+                loader.deferred.append(item)
+    return out
+
+
+_RULE_WHY = {Layer.USER: Why.USER_RULE, Layer.MANAGED: Why.MANAGED_RULE}
+
+
+def _relative(target: str, base_dir: str) -> str | None:
+    rel = os.path.relpath(target, base_dir) if os.path.isabs(target) else target
+    if not rel or rel.startswith("..") or os.path.isabs(rel):
+        return None
+    return rel.replace(os.sep, "/")
+
+
+def matching_patterns(globs: Globs, target: str, base_dir: str) -> str | None:
+    """The first pattern of `globs` matching `target` (gitignore semantics), or None."""
+    rel = _relative(target, base_dir)
+    if rel is None:
+        return None
+    import pathspec
+
+    for pattern in globs.patterns:
+        try:
+            spec = pathspec.GitIgnoreSpec.from_lines([pattern])
+        except ValueError:  # an invalid pattern matches nothing; the others still work
+            continue
+        if spec.match_file(rel):
+            return pattern
+    return None
+
+
+def invalid_patterns(globs: Globs) -> Sequence[str]:
+    import pathspec
+
+    bad = []
+    for pattern in globs.patterns:
+        try:
+            spec = pathspec.GitIgnoreSpec.from_lines([pattern])
+        except ValueError:
+            bad.append(pattern)
+            continue
+        if all(p.include is None for p in spec.patterns):
+            bad.append(pattern)
+    return bad

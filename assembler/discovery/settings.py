@@ -1,0 +1,265 @@
+"""Claude Code's settings: the layers that change what loads, approvals, and where memory is.
+
+`ClaudeSetup` is what the `claude-code` client reads once per run before it walks the tree:
+the config directory (`CLAUDE_CONFIG_DIR` or `~/.claude`), the merged settings layers (user,
+project, local, managed: the keys that change loading), and whether external imports are
+approved for the project (`~/.claude.json`). Every file goes through the run's `Disk`, so the
+`Assembler` and `ctxasm watch` follow edits to settings like edits to instruction files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ..model import Layer
+from .context import Context
+from .disk import Disk
+from .locations import env_falsy, env_truthy
+from .reader import ReadStatus
+
+# Settings files are small; `~/.claude.json` keeps per-project history and can grow large.
+SETTINGS_BYTES = 4 * 1024 * 1024
+GLOBAL_CONFIG_BYTES = 64 * 1024 * 1024
+MANAGED_SETTINGS_DISPLAY = "<managed-settings>"
+_NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_MAX_SLUG = 200
+# claudeMdExcludes never removes managed or auto-memory files (SPEC section 4).
+_EXCLUDABLE = frozenset({Layer.USER, Layer.PROJECT, Layer.LOCAL, Layer.SUBDIRECTORY})
+
+
+class Settings(NamedTuple):
+    """The parts of Claude Code's settings layers that change what is loaded."""
+
+    excludes: tuple[str, ...] = ()
+    auto_memory_enabled: bool | None = None
+    auto_memory_directory: str | None = None
+    managed_claude_md: str | None = None
+    problems: tuple[tuple[str, str], ...] = ()
+
+
+class ClaudeSetup(NamedTuple):
+    """What the client reads before it walks the tree: kept with the assembly for touches."""
+
+    config_dir: Path
+    settings: Settings
+    include_external: bool  # external imports approved for this project
+
+
+def config_dir(home: Path, environ: Mapping[str, str]) -> Path:
+    """`CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    override = environ.get("CLAUDE_CONFIG_DIR")
+    return Path(override) if override else home / ".claude"
+
+
+def global_config_file(home: Path, environ: Mapping[str, str]) -> Path:
+    """`~/.claude.json` (in `CLAUDE_CONFIG_DIR` when set), where project approvals live."""
+    override = environ.get("CLAUDE_CONFIG_DIR")
+    return Path(override or home) / ".claude.json"
+
+
+def read_setup(ctx: Context, disk: Disk) -> ClaudeSetup:
+    """Read the settings layers and the external-import approval for this run."""
+    config = config_dir(ctx.home, ctx.environ)
+    settings = load_settings(ctx.managed_dir, config, ctx.cwd, disk)
+    project = ctx.canonical_root or ctx.cwd
+    approved = external_imports_approved(global_config_file(ctx.home, ctx.environ), project, disk)
+    return ClaudeSetup(config, settings, approved)
+
+
+def read_json(path: Path, disk: Disk, max_bytes: int) -> tuple[dict[str, Any] | None, str]:
+    """A JSON object, or None and why not ("" when the file is simply not there)."""
+    result = disk.read(str(path), max_bytes)
+    if result.status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
+        return None, ""
+    if result.status is ReadStatus.TOO_LARGE:
+        return None, f"is {result.size:,} bytes, over the {max_bytes:,}-byte limit; it is ignored"
+    if result.status is ReadStatus.BINARY:
+        return None, f"not JSON text ({result.detail}); fix the file"
+    if not result.ok:
+        return None, f"cannot read ({result.detail or result.status.value}); fix its permissions"
+    try:
+        text = result.data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        return None, f"not UTF-8 ({err.reason} at byte {err.start}); re-save it as UTF-8"
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        return None, "invalid JSON (nested too deeply); fix the file"
+    except ValueError as err:  # JSONDecodeError, or an integer too long to convert
+        return None, f"invalid JSON ({err}); fix the syntax"
+    if not isinstance(data, dict):
+        return None, "not a JSON object; it is ignored"
+    return data, ""
+
+
+def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Settings:
+    """Merge managed, user, project and local settings (the keys that matter here)."""
+    layers: list[tuple[str, Path]] = [
+        ("user", config / "settings.json"),
+        ("project", cwd / ".claude" / "settings.json"),
+        ("local", cwd / ".claude" / "settings.local.json"),
+        ("policy", managed_dir / "managed-settings.json"),
+    ]
+    excludes: list[str] = []
+    enabled: bool | None = None
+    directories: dict[str, str] = {}
+    claude_md: str | None = None
+    problems: list[tuple[str, str]] = []
+    for name, path in layers:
+        data, problem = read_json(path, disk, SETTINGS_BYTES)
+        if problem:
+            problems.append((str(path), problem))
+        if data is None:
+            continue
+        patterns = data.get("claudeMdExcludes")
+        if isinstance(patterns, list):
+            excludes.extend(p for p in patterns if isinstance(p, str))
+        if isinstance(data.get("autoMemoryEnabled"), bool):
+            enabled = data["autoMemoryEnabled"]
+        if isinstance(data.get("autoMemoryDirectory"), str) and name != "project":
+            directories[name] = data["autoMemoryDirectory"]
+        if name == "policy" and isinstance(data.get("claudeMd"), str):
+            claude_md = _managed_claude_md(data["claudeMd"], path, problems)
+    directory = next(
+        (directories[n] for n in ("policy", "local", "user") if n in directories), None
+    )
+    return Settings(tuple(excludes), enabled, directory, claude_md, tuple(problems))
+
+
+def _managed_claude_md(raw: str, path: Path, problems: list[tuple[str, str]]) -> str:
+    """JSON may carry lone surrogates (`"\\ud800"`); make them U+FFFD like a UTF-8 read."""
+    text = _LONE_SURROGATE.sub("\ufffd", raw)
+    if text != raw:
+        problems.append(
+            (
+                MANAGED_SETTINGS_DISPLAY,
+                f"claudeMd holds invalid Unicode (lone surrogates), replaced by U+FFFD: fix {path}",
+            )
+        )
+    return text
+
+
+def external_imports_approved(global_config: Path, project_key: Path, disk: Disk) -> bool:
+    """`projects["<git root>"].hasClaudeMdExternalIncludesApproved` in `~/.claude.json`."""
+    data, _ = read_json(global_config, disk, GLOBAL_CONFIG_BYTES)
+    if data is None:
+        return False
+    projects = data.get("projects")
+    if not isinstance(projects, dict):
+        return False
+    entry = projects.get(str(project_key).replace("\\", "/"))
+    return isinstance(entry, dict) and entry.get("hasClaudeMdExternalIncludesApproved") is True
+
+
+def exclude_matcher(patterns: tuple[str, ...]) -> Callable[[str, Layer], bool] | None:
+    """`claudeMdExcludes`: picomatch `{dot: true}` semantics (globstar, braces) over absolute,
+    `/`-separated paths, never for managed or memory files; None without patterns."""
+    expanded = [p.replace("\\", "/") for p in patterns if p]
+    if not expanded:
+        return None
+    from wcmatch import glob
+
+    flags = glob.GLOBSTAR | glob.BRACE | glob.DOTGLOB | glob.EXTGLOB | glob.FORCEUNIX
+    # Claude Code adds the realpath variant of each absolute pattern's static prefix.
+    for pattern in list(expanded):
+        if pattern.startswith("/"):
+            cut = min((pattern.find(c) for c in "*?{[" if c in pattern), default=len(pattern))
+            directory = os.path.dirname(pattern[:cut])
+            real = os.path.realpath(directory)
+            if real != directory:
+                expanded.append(real + pattern[len(directory) :])
+
+    def excluded(path: str, layer: Layer) -> bool:
+        if layer not in _EXCLUDABLE:
+            return False
+        return bool(glob.globmatch(path.replace("\\", "/"), expanded, flags=flags))
+
+    return excluded
+
+
+# --- auto memory --------------------------------------------------------------------------
+
+
+def auto_memory_path(ctx: Context, setup: ClaudeSetup) -> Path | None:
+    """Where the client reads MEMORY.md, or None when auto memory is off."""
+    env = ctx.environ
+    if env_truthy(env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY"):
+        return None
+    if not env_falsy(env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY"):
+        if env_truthy(env, "CLAUDE_CODE_SIMPLE"):
+            return None
+        if env_truthy(env, "CLAUDE_CODE_REMOTE") and not env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR"):
+            return None
+        if setup.settings.auto_memory_enabled is False:
+            return None
+    override = validate_memory_dir(env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"), ctx.home, False)
+    override = override or validate_memory_dir(setup.settings.auto_memory_directory, ctx.home, True)
+    if override is not None:
+        return override / "MEMORY.md"
+    base = (
+        Path(env["CLAUDE_CODE_REMOTE_MEMORY_DIR"])
+        if env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
+        else setup.config_dir
+    )
+    name = env.get("CLAUDE_CODE_PROJECT_DIR_NAME") or slug(ctx.canonical_root or ctx.cwd)
+    return base / "projects" / name / "memory" / "MEMORY.md"
+
+
+def slug(path: Path) -> str:
+    """Claude Code's `sanitizePath`: every non-alphanumeric character becomes `-`.
+
+    Names over 200 characters are cut and suffixed with a hash that differs between the
+    client's runtimes (Bun.hash vs djb2); we use djb2 (the Node/SDK variant) and say so.
+    """
+    text = str(path)
+    sanitized = _NON_ALNUM.sub("-", text)
+    if len(sanitized) <= _MAX_SLUG:
+        return sanitized
+    return f"{sanitized[:_MAX_SLUG]}-{_base36(abs(_djb2(text)))}"
+
+
+def _djb2(text: str) -> int:
+    """djb2 over UTF-16 code units with 32-bit signed overflow, as JavaScript computes it."""
+    data = text.encode("utf-16-le")
+    value = 0
+    for i in range(0, len(data), 2):
+        value = ((value << 5) - value + (data[i] | data[i + 1] << 8)) & 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        number, rest = divmod(number, 36)
+        out = digits[rest] + out
+        if number == 0:
+            return out
+
+
+def validate_memory_dir(raw: str | None, home: Path, expand_tilde: bool) -> Path | None:
+    """Claude Code's `validateMemoryPath`: absolute, not a root, no NUL; `~/` when allowed."""
+    if not raw:
+        return None
+    candidate = raw
+    if expand_tilde and (raw.startswith(("~/", "~\\"))):
+        rest = raw[2:]
+        if os.path.normpath(rest or ".") in (".", ".."):
+            return None
+        candidate = str(home / rest)
+    normalized = os.path.normpath(candidate).rstrip("/\\")
+    if (
+        not os.path.isabs(normalized)
+        or len(normalized) < 3
+        or re.fullmatch(r"[A-Za-z]:", normalized)
+        or normalized.startswith(("\\\\", "//"))
+        or "\0" in normalized
+    ):
+        return None
+    return Path(normalized)

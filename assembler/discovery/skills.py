@@ -1,0 +1,224 @@
+"""The skills index (progressive disclosure): each skill's name and description, not its text.
+
+Seed 2, section 3: the system prompt carries only each skill's name and a line of metadata;
+the instructions themselves enter the context when the model decides it needs them. Here the
+index is one `<skills>` section and `Assembly.skill(name)` returns a skill's full text.
+
+Where Claude Code finds skills (SPEC section 4; `getSkillDirCommands` and
+`getProjectDirsUpToHome` in the v2.1.88 source [CC-SRC]):
+  * user: `<config dir>/skills/*/SKILL.md` (`~/.claude/skills`, or `CLAUDE_CONFIG_DIR`);
+  * project: `.claude/skills/*/SKILL.md` in every directory from cwd up to the git root (outside
+    git: up to, not including, home), most specific first;
+  * an entry may be a directory or a symlink to one; a SKILL.md reached twice (symlinks,
+    overlapping directories) counts once, by real path, the first one seen winning;
+  * `.agents/skills` and `.gemini/skills` are never read.
+A skill with `paths:` frontmatter is conditional (offered once a matching file is touched) and
+one with `disable-model-invocation: true` is never offered to the model: neither is listed.
+Entries are listed by name within each directory (the client uses raw directory order), so the
+index is the same on every machine. Directories, entries and SKILL.md files are read through
+the run's `Disk`, so a new skill is followed by `ctxasm watch` like a new instruction file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .. import codes
+from ..errors import SkillError
+from ..model import Diagnostic, Layer, Reason, Skill, Source, TokenCounter, Why
+from ..parsing import frontmatter as fm
+from .context import Context, Run
+from .disk import Disk
+from .loader import text_source
+from .reader import ReadStatus, read_text
+from .settings import ClaudeSetup
+
+SKILL_FILE = "SKILL.md"
+INDEX_PATH = "<skills>"
+INDEX_TAG = "skills"
+# The client's fallback description: the first non-empty body line, heading marker removed,
+# cut to 100 characters with an ellipsis (`extractDescriptionFromMarkdown`, v2.1.88 [CC-SRC]).
+DESCRIPTION_CHARS = 100
+_TRUTHY = frozenset({"true", "yes", "1", "on"})
+
+
+def skill_dirs(ctx: Context, setup: ClaudeSetup) -> Iterator[tuple[Path, Layer]]:
+    """The directories holding skills, in the client's order: user, then cwd upwards."""
+    yield setup.config_dir / "skills", Layer.USER
+    home = os.path.normcase(os.path.abspath(ctx.home))
+    directory = ctx.cwd
+    while os.path.normcase(str(directory)) != home:
+        yield directory / ".claude" / "skills", Layer.PROJECT
+        if directory == ctx.git_root or directory.parent == directory:
+            return
+        directory = directory.parent
+
+
+def _entries(directory: Path, disk: Disk) -> list[str]:
+    # One stat first, as the client (`statSync`, then `readdir`): a missing directory, the
+    # usual case, is never listed.
+    if not disk.is_dir(str(directory)):
+        return []
+    try:
+        entries = disk.scandir(str(directory))
+        return sorted(e.name for e in entries if e.is_dir() or e.is_symlink())
+    except OSError:  # missing, not a directory, unreadable: no skills here (as the client)
+        return []
+
+
+def _description(data: dict[str, object], body: str) -> str:
+    value = data.get("description")
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        text = str(value)
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    else:
+        text = next((line.strip() for line in body.split("\n") if line.strip()), "")
+        unmarked = text.lstrip("#")
+        if unmarked != text and unmarked[:1].isspace():  # `^#+\s+`: a heading marker
+            text = unmarked.lstrip()
+        if len(text) > DESCRIPTION_CHARS:
+            text = text[: DESCRIPTION_CHARS - 3] + "..."
+    return " ".join(text.split())  # one line per skill, whatever the YAML held
+
+
+def _hidden(data: dict[str, object]) -> bool:
+    value = data.get("disable-model-invocation")
+    return value is True or (isinstance(value, str) and value.strip().lower() in _TRUTHY)
+
+
+class _Listing:
+    """The skills found so far in one run, and why other SKILL.md files are not listed."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.found: list[Skill] = []
+        self.notes: list[Diagnostic] = []
+        self.seen_files: set[str] = set()
+        self.seen_names: dict[str, str] = {}
+        self.roots: list[str] = []
+
+    def note(self, code: codes.Code, path: str, message: str) -> None:
+        self.notes.append(code.at(self.ctx.display(path), message))
+
+    def consider(self, directory: Path, layer: Layer, entry: str, disk: Disk, limit: int) -> None:
+        """One `<directory>/<entry>/SKILL.md`: listed, or noted why not."""
+        path = str(directory / entry / SKILL_FILE)
+        result = disk.read(path, limit)
+        if result.status in (ReadStatus.MISSING, ReadStatus.DIRECTORY):
+            return
+        if not result.ok:
+            self.note(
+                codes.SKILL_UNREADABLE,
+                path,
+                f"skill not listed: {result.status.value} ({result.detail or result.size}); fix the file",
+            )
+            return
+        real = os.path.realpath(path)
+        if real in self.seen_files:
+            return
+        self.seen_files.add(real)
+        frontmatter, body = fm.split_frontmatter(result.text)
+        data = dict(frontmatter.data)
+        name = self._name(data, entry)
+        if self._offered(path, name, frontmatter, data):
+            self.seen_names[name] = self.ctx.display(path)
+            root = self.ctx.display(str(directory))
+            if root not in self.roots:
+                self.roots.append(root)
+            self.found.append(
+                Skill(name, _description(data, body), path, self.ctx.display(path), layer, entry)
+            )
+
+    @staticmethod
+    def _name(data: dict[str, Any], entry: str) -> str:
+        raw = data.get("name")
+        name = " ".join(raw.split()) if isinstance(raw, str) else ""
+        return name or entry
+
+    def _offered(
+        self, path: str, name: str, frontmatter: fm.Frontmatter, data: dict[str, Any]
+    ) -> bool:
+        """Whether the client offers this skill to the model at start (else noted why not)."""
+        if fm.conditional_globs(frontmatter) is not None:
+            self.note(
+                codes.SKILL_CONDITIONAL,
+                path,
+                f"skill {name!r} has paths:; the client offers it only once a matching file is touched",
+            )
+            return False
+        if _hidden(data):
+            self.note(
+                codes.SKILL_HIDDEN,
+                path,
+                f"skill {name!r} has disable-model-invocation; never offered to the model",
+            )
+            return False
+        if name in self.seen_names:
+            self.note(
+                codes.SKILL_DUPLICATE,
+                path,
+                f"skill {name!r} is already listed from {self.seen_names[name]}; this one is not",
+            )
+            return False
+        return True
+
+
+def discover_skills(
+    run: Run, setup: ClaudeSetup
+) -> tuple[tuple[Skill, ...], Source | None, tuple[Diagnostic, ...]]:
+    """Every skill the client offers the model at start, the index section listing them (None
+    without skills), and why other SKILL.md files are not listed."""
+    listing = _Listing(run.context)
+    limit = run.policy.limits.skip_bytes
+    for directory, layer in skill_dirs(run.context, setup):
+        for entry in _entries(directory, run.disk):
+            listing.consider(directory, layer, entry, run.disk, limit)
+    index = _index_source(listing.found, listing.roots, run.counter)
+    return tuple(listing.found), index, tuple(listing.notes)
+
+
+def index_text(skills: tuple[Skill, ...] | list[Skill]) -> str:
+    """`- name: description`, one line per skill (the client's listing shape)."""
+    return "\n".join(
+        f"- {s.name}: {s.description}" if s.description else f"- {s.name}" for s in skills
+    )
+
+
+def _index_source(skills: list[Skill], roots: list[str], counter: TokenCounter) -> Source | None:
+    if not skills:
+        return None
+    count = f"{len(skills)} skill{'s' if len(skills) != 1 else ''}"
+    reason = Reason(Why.SKILLS, f"skills index: {count}, name and description only")
+    # One section in the project tier: project skills are checked in; user skills change
+    # about as rarely, and putting them here keeps an edit to them from invalidating the
+    # user tier's cache entry (tier order is stability order, SPEC section 7).
+    return text_source(
+        Layer.PROJECT, INDEX_PATH, ", ".join(roots), reason, index_text(skills), INDEX_TAG, counter
+    )
+
+
+def find_skill(skills: tuple[Skill, ...], name: str) -> Skill:
+    for skill in skills:
+        if name in (skill.name, skill.directory):
+            return skill
+    known = ", ".join(s.name for s in skills) or "none"
+    raise SkillError(f"{name}: no such skill; listed skills: {known}")
+
+
+def skill_text(skill: Skill, max_bytes: int) -> str:
+    """The skill's full text as the client expands it: its base directory, then the body.
+
+    Read on demand (the point of progressive disclosure), so it is the file as it is now.
+    """
+    result = read_text(skill.path, max_bytes)
+    if not result.ok:
+        raise SkillError(
+            f"{skill.display}: cannot read the skill ({result.status.value}); check the file"
+        )
+    _, body = fm.split_frontmatter(result.text)
+    # `getPromptForCommand` prefixes "Base directory for this skill: <dir>" (v2.1.88 [CC-SRC]).
+    return f"Base directory for this skill: {os.path.dirname(skill.path)}\n\n{body}"

@@ -1,0 +1,236 @@
+"""`ctxasm lint`: check instruction files the way the pre-commit hook and CI need.
+
+With files: each file is checked on its own and against the context it loads with (results
+never depend on how pre-commit splits the list). Without files: every instruction file under
+the directory (every registered client's, and other agents'), plus the whole context of every
+directory that holds the policy's client's files. With `--cwd DIR`: also the whole context of
+DIR. Codes, names and default severities come from the one catalogue (`assembler.codes`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple, Unpack
+
+from .. import codes
+from ..discovery.disk import Disk
+from ..discovery.locations import find_git_root
+from ..errors import AssemblerError
+from ..model import Policy, Severity
+from ..policy import resolve_policy
+from ..request import Options, PathLike, Request
+from .context import ContextChecker
+from .files import FileChecker, FileInfo, Finding, Machine, classify, is_instruction_file
+from .git import GitRepo
+
+_SUPPRESS = re.compile(r"<!--\s*ctxasm:\s*(disable(?:-next-line)?)\s*=\s*([A-Za-z0-9_,\s]+?)\s*-->")
+_SKIP_DIRS = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "dist", "build"}
+)
+_LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "off": None}
+
+__all__ = ["LintError", "LintResult", "is_instruction_file", "lint", "suppressions"]
+
+
+class LintError(AssemblerError):
+    """A usage problem: a file that does not exist, an unknown code."""
+
+
+class LintResult(NamedTuple):
+    findings: tuple[Finding, ...]
+    files: tuple[str, ...]
+
+    @property
+    def failed(self) -> bool:
+        return any(f.severity in (Severity.ERROR, Severity.WARNING) for f in self.findings)
+
+
+class _Suppressed(NamedTuple):
+    everywhere: frozenset[str]
+    by_line: Mapping[int, frozenset[str]]
+
+    def hides(self, finding: Finding) -> bool:
+        def match(codes: frozenset[str]) -> bool:
+            return "all" in codes or finding.code in codes
+
+        return match(self.everywhere) or match(self.by_line.get(finding.line, frozenset()))
+
+
+def suppressions(text: str) -> _Suppressed:
+    """`<!-- ctxasm: disable=CTX101,CTX501 -->` (whole file) and `disable-next-line=...`."""
+    everywhere: set[str] = set()
+    by_line: dict[int, frozenset[str]] = {}
+    for match in _SUPPRESS.finditer(text):
+        found = frozenset(c.strip() for c in re.split(r"[,\s]+", match.group(2)) if c.strip())
+        if match.group(1) == "disable":
+            everywhere |= found
+        else:
+            line = text.count("\n", 0, match.end()) + 2
+            by_line[line] = by_line.get(line, frozenset()) | found
+    return _Suppressed(frozenset(everywhere), by_line)
+
+
+def _levels(
+    policy: Policy, select: Sequence[str], ignore: Sequence[str]
+) -> dict[str, Severity | None]:
+    """The effective severity of every lint code (None: not selected)."""
+    chosen_select = tuple(select) or policy.lint.select
+    chosen_ignore = (*policy.lint.ignore, *ignore)
+    for code in (*chosen_select, *chosen_ignore):
+        if not any(entry.code.startswith(code) for entry in codes.LINT_CODES):
+            raise LintError(f"{code}: no such lint code; `ctxasm codes` lists them")
+    overrides = dict(policy.lint.severity)
+    for code in overrides:
+        if code not in codes.BY_CODE or codes.BY_CODE[code].lint is None:
+            raise LintError(
+                f"{policy.origin}: lint.severity names unknown code '{code}'; `ctxasm codes` lists them"
+            )
+    levels: dict[str, Severity | None] = {}
+    for entry in codes.LINT_CODES:
+        on = (
+            not chosen_select or any(entry.code.startswith(c) for c in chosen_select)
+        ) and not any(entry.code.startswith(c) for c in chosen_ignore)
+        level = _LEVELS[overrides[entry.code]] if entry.code in overrides else entry.lint
+        levels[entry.code] = level if on else None
+    return levels
+
+
+def _discover_files(root: Path, repo: GitRepo | None) -> list[Path]:
+    """Instruction files under `root`: git's view (tracked + untracked, not ignored), else a walk."""
+    if repo is not None:
+        base = repo.relative(root)
+        names = repo.listed(untracked=True)
+        if names and base is not None:
+            prefix = "" if base in ("", ".") else base + "/"
+            return sorted(
+                repo.root / n for n in set(names) if n.startswith(prefix) and is_instruction_file(n)
+            )
+    found = []
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for name in sorted(files):
+            path = Path(directory) / name
+            if is_instruction_file(path.relative_to(root).as_posix()):
+                found.append(path)
+    return found
+
+
+class _Repos:
+    """One `GitRepo` per repository met in a run, its file list fetched in the background."""
+
+    def __init__(self) -> None:
+        self._repos: dict[Path, GitRepo | None] = {}
+
+    def of(self, directory: Path) -> GitRepo | None:
+        root = find_git_root(directory, Disk())
+        if root is None:
+            return None
+        if root not in self._repos:
+            repo = self._repos[root] = GitRepo(root)
+            repo.prefetch()  # most checks of a repository's files want its file list
+        return self._repos[root]
+
+    def close(self) -> None:
+        for repo in self._repos.values():
+            if repo is not None:
+                repo.close()
+
+
+def lint(
+    files: Sequence[PathLike] = (),
+    *,
+    cwd: PathLike | None = None,
+    base: PathLike | None = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    **options: Unpack[Options],
+) -> LintResult:
+    """Lint `files` (or every instruction file under `base`); paths are shown relative to `base`.
+
+    `cwd` also checks the whole context of that directory; `options` are `assemble()`'s
+    (`touched` is not used: lint checks what loads at start)."""
+    here = Path(os.path.abspath(base if base is not None else os.getcwd()))
+    request = Request.of(os.path.abspath(cwd) if cwd is not None else here, **options)
+    git_root = find_git_root(request.cwd, Disk())
+    policy = resolve_policy(request.policy, request.cwd, git_root or request.cwd)
+    levels = _levels(policy, select, ignore)
+    machine = Machine(request.home, request.managed_dir, request.environ)
+    repos = _Repos()
+    try:
+        whole_tree = not files and cwd is None
+        paths = _discover_files(here, repos.of(here)) if whole_tree else _given(files, here)
+        context = ContextChecker(policy, machine, request.max_tokens or 0)
+        checkers: dict[GitRepo | None, FileChecker] = {}
+        findings: list[Finding] = []
+        load_dirs: set[Path] = set()
+        for path in paths:
+            if _links_to_instruction_file(path):
+                continue  # its target is linted under its own name: report each problem once
+            info = classify(path, _shown(path, here), context.client)
+            repo = repos.of(path.parent)
+            if repo not in checkers:
+                checkers[repo] = FileChecker(policy, machine, repo)
+            findings += _check_file(info, checkers[repo], repo, context)
+            if context.applies(info):
+                load_dirs.add(info.load_dir)
+        budget_dirs = (
+            sorted(load_dirs) if whole_tree else ([request.cwd] if cwd is not None else [])
+        )
+        for directory in budget_dirs:
+            findings += context.over_budget(directory, here)
+    finally:
+        repos.close()
+    return _finish(findings, levels, paths, here)
+
+
+def _given(files: Sequence[PathLike], here: Path) -> list[Path]:
+    paths = [Path(os.path.abspath(here / f)) for f in files]
+    for path in paths:
+        if not os.path.lexists(path):
+            raise LintError(f"{_shown(path, here)}: no such file; pass existing instruction files")
+    return paths
+
+
+def _check_file(
+    info: FileInfo, checker: FileChecker, repo: GitRepo | None, context: ContextChecker
+) -> list[Finding]:
+    """One file's own findings, those against the context it loads with, minus suppressed."""
+    checked = checker.check(info)
+    found = list(checked.findings)
+    if checked.text is None:
+        return found
+    found += context.duplicates(info, checked.text, checked.body)
+    found += context.dropped_for_deeper_starts(info, checked.text, repo)
+    hidden = suppressions(checked.text)
+    return [f for f in found if not hidden.hides(f)]
+
+
+def _finish(
+    findings: Iterable[Finding],
+    levels: Mapping[str, Severity | None],
+    paths: Sequence[Path],
+    here: Path,
+) -> LintResult:
+    kept = sorted(
+        {f._replace(severity=levels[f.code]) for f in findings if levels[f.code] is not None},
+        key=lambda f: (f.path, f.line, f.col, f.code, f.message),
+    )
+    return LintResult(tuple(kept), tuple(_shown(p, here) for p in paths))
+
+
+def _links_to_instruction_file(path: Path) -> bool:
+    """`CLAUDE.md -> AGENTS.md` and the like: the same text under another instruction name."""
+    if not path.is_symlink():
+        return False
+    real = Path(os.path.realpath(path))
+    return real.is_file() and is_instruction_file(real.as_posix())
+
+
+def _shown(path: Path, here: Path) -> str:
+    try:
+        return path.relative_to(here).as_posix()
+    except ValueError:
+        return path.as_posix()

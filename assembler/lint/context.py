@@ -1,0 +1,270 @@
+"""Checks that need the assembled context: duplicated text, imports a deeper start drops, budget.
+
+Each check is computed for one linted file (or one directory) from what the policy's client
+loads there, so the results do not depend on which other files were passed in the same run.
+Discovery of each directory runs once per lint run, and every file is read and parsed once
+across all of them (`_SharedReads`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Hashable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from .. import codes
+from ..assembly import Assembly, run
+from ..clients import registry
+from ..clients.base import Client, FileKind
+from ..discovery.context import Discovery, Run, build_context
+from ..discovery.disk import Compute, Disk, QuietObserver
+from ..discovery.locations import is_within
+from ..live.assembler import ReadCache
+from ..model import Policy
+from ..parsing.imports import resolve_imports
+from ..parsing.parse import CLIENT, parse
+from ..request import Request
+from ..tokens import estimate_tokens
+from .files import FileInfo, Finding, Machine, line_col
+from .git import GitRepo
+
+T = TypeVar("T")
+_MIN_PARAGRAPH = 40
+LOADS_AT_START = frozenset({FileKind.INSTRUCTIONS, FileKind.LOCAL, FileKind.RULE})
+
+
+def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, normalised text) of each paragraph worth comparing."""
+    for match in re.finditer(r"(?:[^\n]*\S[^\n]*(?:\n|$))+", text):
+        block = match.group(0)
+        lines = [
+            ln
+            for ln in block.splitlines()
+            if not ln.lstrip().startswith(("#", "```", "~~~", "<!--"))
+        ]
+        normal = " ".join(" ".join(lines).split())
+        if len(normal) >= _MIN_PARAGRAPH:
+            yield match.start(), normal
+
+
+class ContextChecker:
+    """Assembles the context of a directory once per run and checks files against it."""
+
+    def __init__(self, policy: Policy, machine: Machine, max_tokens: int) -> None:
+        self.policy = policy
+        self.client = registry.get(policy.client)
+        self.machine = machine
+        self.max_tokens = max_tokens
+        self._assemblies: dict[Path, Assembly] = {}
+        self._discoveries: dict[Path, Discovery | None] = {}
+        self._reads = _SharedReads(ReadCache())
+        self._realpaths: dict[str, str] = {}
+        self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def applies(self, info: FileInfo) -> bool:
+        """Whether `info` is a file the policy's client loads at start from its directory."""
+        return info.client is self.client and info.kind in LOADS_AT_START
+
+    def discovery(self, cwd: Path) -> Discovery | None:
+        """What loads at start in `cwd` (no budget, no rendering: cheaper than an assembly);
+        None when no agent can start there."""
+        if cwd not in self._discoveries:
+            from ..errors import AssemblerError
+
+            home, managed, environ = self.machine
+            disk = Disk(self._reads)
+            try:
+                ctx = build_context(cwd, home, managed, environ, disk)
+                found = self.client.discover(Run(ctx, self.policy, estimate_tokens, disk))
+            except AssemblerError:
+                found = None
+            self._discoveries[cwd] = found
+        return self._discoveries[cwd]
+
+    def assembly(self, cwd: Path) -> Assembly:
+        if cwd not in self._assemblies:
+            home, managed, environ = self.machine
+            request = Request.of(
+                cwd,
+                policy=self.policy,
+                home=home,
+                managed_dir=managed,
+                environ=environ,
+                max_tokens=0,
+            )
+            self._assemblies[cwd] = run(request, observer=self._reads)
+        return self._assemblies[cwd]
+
+    def _real(self, path: str) -> str:
+        real = self._realpaths.get(path)
+        if real is None:
+            real = self._realpaths[path] = os.path.realpath(path)
+        return real
+
+    def _paragraphs_of(self, path: str, content: str) -> tuple[str, ...]:
+        """A source's paragraphs; the same file loads for many directories of one run."""
+        key = (path, content)
+        found = self._paragraph_cache.get(key)
+        if found is None:
+            found = self._paragraph_cache[key] = tuple(p for _, p in _paragraphs(content))
+        return found
+
+    def _loaded(self, cwd: Path) -> set[str]:
+        """Real paths of the files that load at start in `cwd`."""
+        discovery = self.discovery(cwd)
+        if discovery is None:
+            return set()
+        return {self._real(s.path) for s in discovery.sources if os.path.isabs(s.path)}
+
+    def duplicates(self, info: FileInfo, text: str, body: str) -> list[Finding]:
+        """Paragraphs of this file that another file loading with it already says."""
+        discovery = self.discovery(info.load_dir) if self.applies(info) else None
+        if discovery is None:
+            return []
+        me = self._real(str(info.path))
+        others: dict[str, str] = {}
+        for source in discovery.sources:
+            if self._real(source.path) == me:
+                continue
+            for paragraph in self._paragraphs_of(source.path, source.content):
+                others.setdefault(paragraph, source.display)
+        out = []
+        base = len(text) - len(body)
+        for offset, paragraph in _paragraphs(body):
+            where = others.get(paragraph)
+            if where is not None:
+                line, col = line_col(text, base + offset)
+                out.append(
+                    Finding(
+                        info.shown,
+                        line,
+                        col,
+                        codes.DUPLICATE.code,
+                        f"this paragraph is also in {where}, which loads with it: keep it in one place",
+                    )
+                )
+        return out
+
+    def dropped_for_deeper_starts(
+        self, info: FileInfo, text: str, repo: GitRepo | None
+    ) -> list[Finding]:
+        """Imports that an agent started in a deeper directory with its own instructions drops:
+        the deeper start loads this file but not what it imports (as its discovery shows)."""
+        if not self.applies(info) or repo is None or not info.load_dir.is_dir():
+            return []
+        real_dir = os.path.dirname(os.path.realpath(info.path))
+        home = str(self.machine.home)
+        imports = [
+            (token, target)
+            for token, target in resolve_imports(parse(text, CLIENT).imports, real_dir, home)
+            if os.path.isfile(target) and is_within(target, str(info.load_dir))
+        ]
+        # Cheapest questions first: git and discovery only when something could be dropped.
+        if not imports:
+            return []
+        deeper = instruction_dirs_below(repo, info.load_dir, self.client)
+        me = self._real(str(info.path))
+        out = []
+        for token, target in imports:
+            start = next(
+                (
+                    d
+                    for d in deeper
+                    if not is_within(target, str(d))
+                    and me in (loaded := self._loaded(d))
+                    and self._real(target) not in loaded
+                ),
+                None,
+            )
+            if start is None:
+                continue
+            at = text.find("@" + token)
+            line, col = line_col(text, at) if at >= 0 else (1, 1)
+            shown = start.relative_to(info.load_dir).as_posix()
+            out.append(
+                Finding(
+                    info.shown,
+                    line,
+                    col,
+                    codes.IMPORT_DEEPER_START.code,
+                    f"@{token} is dropped when the agent starts in {shown}/ (it has its own instructions): "
+                    "approve external imports, or import it from that directory's CLAUDE.md too",
+                )
+            )
+        return out
+
+    def over_budget(self, cwd: Path, shown_base: Path) -> list[Finding]:
+        """The whole context of `cwd` against the token budget (policy or --max-tokens)."""
+        budget = self.max_tokens or self.policy.limits.max_tokens
+        if not budget:
+            return []
+        assembly = self.assembly(cwd)
+        total = assembly.counter(assembly.text)
+        if total <= budget:
+            return []
+        live = [s for s in assembly.sources if not s.dropped]
+        biggest = sorted(live, key=lambda s: -s.stats.tokens)[:3]
+        names = ", ".join(f"{s.display} ({s.stats.tokens:,})" for s in biggest)
+        own = [
+            s.path
+            for s in live
+            if os.path.isabs(s.path) and _load_dir(self.client, Path(s.path)) == cwd
+        ]
+        anchor = own[0] if own else str(cwd)
+        return [
+            Finding(
+                _relative(anchor, shown_base),
+                1,
+                1,
+                codes.OVER_BUDGET.code,
+                f"the context for {_relative(str(cwd), shown_base)}/ is {total:,} tokens, over the "
+                f"{budget:,}-token budget: shorten the largest sources: {names}",
+            )
+        ]
+
+
+class _SharedReads(QuietObserver):
+    """An observer that only shares processed files between the directories of one lint run."""
+
+    def __init__(self, cache: ReadCache) -> None:
+        self.cache = cache
+        self.since = time.time_ns()
+
+    def cached(self, path: str, key: Hashable, st: os.stat_result | None, compute: Compute[T]) -> T:
+        return self.cache.cached(path, key, st, compute, self.since)
+
+
+def _relative(path: str, base: Path) -> str:
+    try:
+        return Path(path).relative_to(base).as_posix()
+    except ValueError:
+        return path
+
+
+def _load_dir(client: Client, path: Path) -> Path | None:
+    role = client.classify(path)
+    return role.load_dir if role is not None else None
+
+
+def instruction_dirs_below(repo: GitRepo, directory: Path, client: Client) -> list[Path]:
+    """Directories strictly below `directory` that hold their own tracked instruction files."""
+    base = repo.relative(directory)
+    if base is None:
+        return []
+    prefix = "" if base in ("", ".") else base + "/"
+    found: set[Path] = set()
+    for rel in repo.tracked():
+        if not rel.startswith(prefix):
+            continue
+        role = client.classify(repo.root / rel)
+        if (
+            role is not None
+            and role.kind in LOADS_AT_START
+            and role.load_dir != directory
+            and role.load_dir.is_relative_to(directory)
+        ):
+            found.add(role.load_dir)
+    return sorted(found)

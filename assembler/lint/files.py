@@ -1,0 +1,478 @@
+"""Checks of one instruction file on its own: size, frontmatter, placement, content, imports.
+
+Every check here depends only on the file and what it imports on disk, never on which other
+files were passed: pre-commit may split the file list across parallel runs in any way.
+Imports are walked by the discovery `Loader` itself, with the policy's depth limit, so lint
+and `render` apply the same import rules.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+from .. import codes
+from ..clients import registry
+from ..clients.base import Client, FileKind, FileRole
+from ..codes import Code
+from ..discovery.context import Context, Run, build_context
+from ..discovery.disk import Disk
+from ..discovery.loader import Loader
+from ..discovery.reader import ReadResult, ReadStatus, read_text
+from ..model import Diagnostic, Layer, Policy, Severity
+from ..parsing import frontmatter as fm
+from ..parsing.imports import TEXT_EXTENSIONS, resolve_imports
+from ..parsing.parse import CLIENT, Parsed, parse
+from ..tokens import estimate_tokens
+from .git import GitRepo
+
+_RULE_KEYS = frozenset({"paths", "description"})
+_FILE_KEYS = frozenset({"description", "title", "name"})
+# Other agents' files, checked on their own until their clients land (issue: other agents).
+_OTHER_AGENTS = re.compile(r"(?:^|/)(?:AGENTS\.md|GEMINI\.md)$")
+
+Add = Callable[[int, int, Code, str], None]
+
+
+class Finding(NamedTuple):
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    severity: Severity | None = None  # filled in from the catalogue and the configuration
+
+
+class Checked(NamedTuple):
+    findings: list[Finding]
+    text: str | None
+    body: str
+
+
+class FileInfo(NamedTuple):
+    """What a file is, and to which client."""
+
+    path: Path  # absolute, as given (links not resolved)
+    shown: str  # as the user passed it / relative to where lint runs
+    role: FileRole
+    client: Client | None  # None: no registered client's file (another agent's, or unknown)
+
+    @property
+    def kind(self) -> FileKind:
+        return self.role.kind
+
+    @property
+    def load_dir(self) -> Path:
+        return self.role.load_dir
+
+
+def is_instruction_file(rel: str) -> bool:
+    """Whether whole-repository lint checks the file at `rel` (`/`-separated)."""
+    return bool(_OTHER_AGENTS.search(rel)) or any(
+        client.instruction_files.search(rel) for client in registry.clients()
+    )
+
+
+def classify(path: Path, shown: str, first: Client | None = None) -> FileInfo:
+    """What `path` is: to `first` (the policy's client), else to another registered client."""
+    ordered = (first, *(c for c in registry.clients() if c is not first)) if first else None
+    for client in ordered or registry.clients():
+        role = client.classify(path)
+        if role is not None:
+            return FileInfo(path, shown, role, client)
+    kind = FileKind.INSTRUCTIONS if _OTHER_AGENTS.search(path.as_posix()) else FileKind.OTHER
+    return FileInfo(path, shown, FileRole(kind, path.parent), None)
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _line_of(text: str, pattern: str) -> int:
+    match = re.search(pattern, text, re.MULTILINE)
+    return line_col(text, match.start())[0] if match else 1
+
+
+# --- secrets ------------------------------------------------------------------------------
+
+_SECRETS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (label, re.compile(pattern))
+    for label, pattern in (
+        ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        ("an Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+        ("an OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
+        ("an AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+        ("a GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"),
+        ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+        ("a Slack token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
+        ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
+        ("a Stripe secret key", r"\b[sr]k_live_[0-9A-Za-z]{20,}"),
+        ("a JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    )
+)
+_ASSIGNED = re.compile(
+    r"(?i)\b(?:api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|password|passwd)\b"
+    r"[\"']?\s*[:=]\s*(?:\"([^\"\s]{12,})\"|'([^'\s]{12,})'|([A-Za-z0-9+/_.=-]{20,}))"
+)
+_PLACEHOLDER = re.compile(r"(?i)your|here|example|placeholder|change.?me|x{4,}|\.{3}|[<>{}$]")
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _secrets(text: str) -> Iterator[tuple[int, str]]:
+    seen: set[int] = set()
+    for label, pattern in _SECRETS:
+        for match in pattern.finditer(text):
+            if not any(match.start() <= s < match.end() for s in seen):
+                seen.add(match.start())
+                yield match.start(), label
+    for match in _ASSIGNED.finditer(text):
+        group = next(i for i in (1, 2, 3) if match.group(i))
+        value = match.group(group)
+        if (
+            match.start(group) not in seen
+            and _entropy(value) >= 3.5
+            and not _PLACEHOLDER.search(value)
+            and not re.fullmatch(r"[a-z_.-]+", value)
+        ):
+            yield match.start(group), "a credential assigned in the text"
+
+
+# --- the checks ---------------------------------------------------------------------------
+
+_UNLOADABLE = {
+    ReadStatus.BINARY: codes.BINARY,
+    ReadStatus.SPECIAL: codes.SPECIAL,
+    ReadStatus.LOOP: codes.SYMLINK_LOOP,
+    ReadStatus.BROKEN_LINK: codes.BROKEN_SYMLINK,
+    ReadStatus.DIRECTORY: codes.DIRECTORY,
+}
+
+
+class Machine(NamedTuple):
+    """The machine lint checks against: where `~` is, the managed directory, the environment."""
+
+    home: Path
+    managed_dir: Path
+    environ: Mapping[str, str]
+
+
+class FileChecker:
+    """Runs every single-file check; `repo` answers git questions (None outside git)."""
+
+    def __init__(self, policy: Policy, machine: Machine, repo: GitRepo | None) -> None:
+        self.policy = policy
+        self.machine = machine
+        self.repo = repo
+        self._contexts: dict[Path, Context | None] = {}
+        tags = {tag for _, tag in policy.tags} | {f.tag for f in policy.workspace}
+        alternatives = "|".join(re.escape(t) for t in sorted(tags))
+        self._closing = re.compile(rf"</\s*(?:{alternatives})\s*>", re.IGNORECASE) if tags else None
+
+    def check(self, info: FileInfo) -> Checked:
+        """The file's own findings, and its text (None when unreadable) for later checks."""
+        out: list[Finding] = []
+
+        def add(line: int, col: int, code: Code, message: str) -> None:
+            out.append(Finding(info.shown, line, col, code.code, message))
+
+        self._placement(info, add)
+        result = read_text(str(info.path), max(self.policy.limits.skip_bytes, 1))
+        if not result.ok:
+            self._unloadable(result, add)
+            return Checked(out, None, "")
+        text = result.text
+        if result.replaced >= 0:
+            add(
+                1,
+                1,
+                codes.INVALID_UTF8,
+                f"invalid UTF-8 at byte {result.replaced}: re-save the file as UTF-8",
+            )
+        self._size(info, text, result.size, add)
+        parsed = parse(text, CLIENT)
+        self._frontmatter(info, parsed.frontmatter, text, add)
+        self._content(info, parsed, add)
+        self._secrets_and_tags(text, parsed.text, add)
+        if info.kind is not FileKind.MEMORY:
+            self._imports(info, parsed, text, add)
+        return Checked(out, text, parsed.body)
+
+    def _placement(self, info: FileInfo, add: Add) -> None:
+        if info.kind is FileKind.NEVER_LOADED:
+            add(
+                1, 1, codes.NEVER_LOADED,
+                ".claude/CLAUDE.local.md is never loaded: move it to CLAUDE.local.md next to .claude/",
+            )  # fmt: skip
+        if info.kind is FileKind.RULE and not info.path.name.endswith(".md"):
+            add(
+                1, 1, codes.RULE_NOT_MD,
+                f"{info.path.name} is in .claude/rules but not a .md file: the client ignores it; rename it",
+            )  # fmt: skip
+        if info.kind is FileKind.LOCAL and self.repo is not None:
+            if self.repo.is_tracked(info.path):
+                add(
+                    1, 1, codes.LOCAL_NOT_IGNORED,
+                    "CLAUDE.local.md is tracked by git: `git rm --cached` it and add it to .gitignore",
+                )  # fmt: skip
+            elif not self.repo.is_ignored(info.path):
+                add(
+                    1, 1, codes.LOCAL_NOT_IGNORED,
+                    "CLAUDE.local.md is not git-ignored: add it to .gitignore so it stays private",
+                )  # fmt: skip
+
+    def _unloadable(self, result: ReadResult, add: Add) -> None:
+        if result.status is ReadStatus.TOO_LARGE:
+            add(
+                1, 1, codes.TOO_LARGE,
+                f"{result.size:,} bytes, over the 4 MiB limit: Claude Code skips it silently; split it",
+            )  # fmt: skip
+            return
+        reason = result.detail or result.status.value
+        code = _UNLOADABLE.get(result.status, codes.UNREADABLE)
+        add(1, 1, code, f"cannot be loaded ({reason}): make it a readable UTF-8 text file")
+
+    def _size(self, info: FileInfo, text: str, size: int, add: Add) -> None:
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        guidance = self.policy.lint
+        if info.kind is not FileKind.MEMORY and lines > guidance.max_lines:
+            add(
+                guidance.max_lines + 1, 1, codes.TOO_MANY_LINES,
+                f"{lines} lines, over the {guidance.max_lines}-line limit: move detail into .claude/rules or imported files",
+            )  # fmt: skip
+        if info.kind is not FileKind.MEMORY and size > guidance.max_bytes:
+            add(
+                1, 1, codes.TOO_MANY_BYTES,
+                f"{size:,} bytes, over the {guidance.max_bytes:,}-byte limit: move detail into imported files",
+            )  # fmt: skip
+        chars = self.policy.limits.file_chars
+        if chars and len(text) > chars:
+            add(
+                1, 1, codes.FILE_CHARS,
+                f"{len(text):,} characters, over the policy's {chars:,}-character limit: it is cut; shorten it",
+            )  # fmt: skip
+
+    def _content(self, info: FileInfo, parsed: Parsed, add: Add) -> None:
+        """Empty, a memory index the client cuts, or large enough to hurt performance."""
+        processed = parsed.text
+        limits = self.policy.limits
+        if not parsed.stripped:
+            add(
+                1, 1, codes.EMPTY,
+                "empty once frontmatter and comments are removed: the client skips it; add text or delete it",
+            )  # fmt: skip
+        elif info.kind is FileKind.MEMORY:
+            from ..budget import truncate_index
+
+            cut = truncate_index(processed, limits.index_lines, limits.index_chars)
+            if cut is not None:
+                add(
+                    1, 1, codes.INDEX_CUT,
+                    f"MEMORY.md is {cut[1]}: the client cuts it; keep one line per entry, detail in topic files",
+                )  # fmt: skip
+        elif len(processed) > limits.large_file_chars:
+            add(
+                1, 1, codes.LARGE_FILE,
+                f"{len(processed):,} characters (over {limits.large_file_chars:,}): Claude Code warns this hurts performance; split it",
+            )  # fmt: skip
+
+    def _secrets_and_tags(self, text: str, processed: str, add: Add) -> None:
+        for offset, label in _secrets(text):
+            line, col = line_col(text, offset)
+            add(
+                line,
+                col,
+                codes.SECRET,
+                f"looks like {label}: remove it from the file and rotate it",
+            )
+        if self._closing is None:
+            return
+        match = self._closing.search(processed)
+        if match is not None:
+            line, col = line_col(text, text.find(match.group(0)) if match.group(0) in text else 0)
+            add(
+                line, col, codes.CLOSING_TAG,
+                f"contains {match.group(0)}, a closing tag of ctxasm's sections: reword it",
+            )  # fmt: skip
+
+    def _frontmatter(
+        self, info: FileInfo, frontmatter: fm.Frontmatter, text: str, add: Add
+    ) -> None:
+        if not frontmatter.present:
+            return
+        if frontmatter.error:
+            add(
+                1, 1, codes.FRONTMATTER_INVALID,
+                f"invalid YAML frontmatter ({frontmatter.error}): the client ignores it and any paths:; fix the YAML",
+            )  # fmt: skip
+            return
+        rule = info.kind is FileKind.RULE
+        known = _RULE_KEYS if rule else _FILE_KEYS | {"paths"}
+        for key in frontmatter.data:
+            if key not in known:
+                hint = (
+                    " (Claude Code reads `paths`, not Cursor's `globs`)" if key == "globs" else ""
+                )
+                add(
+                    _line_of(text, rf"^{re.escape(key)}\s*:"), 1, codes.FRONTMATTER_KEY,
+                    f"frontmatter key '{key}' is not read for this file{hint}: remove it",
+                )  # fmt: skip
+        if "paths" in frontmatter.data and not rule:
+            add(
+                _line_of(text, r"^paths\s*:"), 1, codes.PATHS_ON_FILE,
+                "paths: only works in .claude/rules files; this file always loads: remove paths: or make it a rule",
+            )  # fmt: skip
+        if rule:
+            self._globs(info, frontmatter, text, add)
+
+    def _globs(self, info: FileInfo, frontmatter: fm.Frontmatter, text: str, add: Add) -> None:
+        globs = fm.conditional_globs(frontmatter)
+        if globs is None:
+            return
+        line = _line_of(text, r"^paths\s*:")
+        for raw in globs.over_budget:
+            add(
+                line, 1, codes.BRACE_BUDGET,
+                f"'{raw[:60]}' expands to over 1,000 patterns: the client uses it unexpanded and it matches nothing; list fewer alternatives",
+            )  # fmt: skip
+        from ..discovery.rules import invalid_patterns
+
+        bad = set(invalid_patterns(globs))
+        for pattern in sorted(bad):
+            add(
+                line,
+                1,
+                codes.INVALID_GLOB,
+                f"glob '{pattern}' is invalid and matches nothing: fix it",
+            )
+        if self.repo is None:
+            return
+        base = self.repo.relative(info.load_dir)
+        tracked = self.repo.tracked()
+        if base is None or not tracked:
+            return
+        import pathspec
+
+        prefix = "" if base in ("", ".") else base + "/"
+        candidates = [p[len(prefix) :] for p in tracked if p.startswith(prefix)]
+        for pattern in globs.patterns:
+            if pattern in bad or pattern in globs.over_budget:
+                continue
+            spec = pathspec.GitIgnoreSpec.from_lines([pattern])
+            if not any(spec.match_file(c) for c in candidates):
+                add(
+                    line, 1, codes.DEAD_GLOB,
+                    f"glob '{pattern}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
+                )  # fmt: skip
+
+    # --- imports, walked by the discovery `Loader` ------------------------------------------
+
+    def _context(self, directory: Path) -> Context | None:
+        """The machine facts of an agent started in `directory` (None when it cannot start)."""
+        if directory not in self._contexts:
+            from ..errors import AssemblerError
+
+            home, managed, environ = self.machine
+            try:
+                self._contexts[directory] = build_context(directory, home, managed, environ, Disk())
+            except AssemblerError:
+                self._contexts[directory] = None
+        return self._contexts[directory]
+
+    def _imports(self, info: FileInfo, parsed: Parsed, text: str, add: Add) -> None:
+        """Each direct import as the client loads it started in the file's directory, with
+        what its chain leads to: missing, external, not text, a directory, a cycle, too deep."""
+        context = self._context(info.load_dir)
+        if not parsed.imports or not self.policy.imports or context is None:
+            return
+        home = self.machine.home
+        user_file = info.path.is_relative_to(home / ".claude")
+        include_external = user_file or info.kind is FileKind.OTHER
+        real = os.path.realpath(info.path)
+        run = Run(context, self.policy, estimate_tokens, Disk())
+        loader = Loader(run)
+        loader.processed.update({os.path.normpath(info.path), os.path.normpath(real)})
+        layer = Layer.USER if user_file else Layer.PROJECT
+        chain = (os.path.normpath(real),)
+        for token, target in resolve_imports(parsed.imports, os.path.dirname(real), str(home)):
+            before = len(loader.diagnostics)
+            loader.load_imports(info.shown, [(token, target)], layer, include_external, 1, chain)
+            line, col = _position(text, token)
+            shown = loader.display(target)
+            for message, code in _import_findings(
+                token, shown, loader.diagnostics[before:], self.policy
+            ):
+                add(line, col, code, message)
+
+
+def _import_findings(
+    token: str, target: str, notes: list[Diagnostic], policy: Policy
+) -> Iterator[tuple[str, Code]]:
+    """What lint says about one direct import, from what the loader noted while following it:
+    everything about the import itself; of the files it leads to, cycles and depth."""
+    said: set[str] = set()
+    for note in notes:
+        code = codes.lookup(note.code)
+        direct = note.path == target
+        if code.code in said or code not in (_DIRECT_CODES if direct else _CHAIN_CODES):
+            continue
+        message = _import_message(token, code, note, policy)
+        if message is not None:
+            said.add(code.code)
+            yield message, code
+
+
+_CHAIN_CODES = (codes.IMPORT_CYCLE, codes.IMPORT_TOO_DEEP)
+_DIRECT_CODES = (
+    *_CHAIN_CODES,
+    codes.IMPORT_MISSING,
+    codes.IMPORT_EXTERNAL,
+    codes.IMPORT_NOT_TEXT,
+    codes.IMPORT_DIRECTORY,
+    *_UNLOADABLE.values(),
+    codes.UNREADABLE,
+    codes.TOO_LARGE,
+)
+
+
+def _import_message(token: str, code: Code, note: Diagnostic, policy: Policy) -> str | None:
+    shown = f"@{token}"
+    if code is codes.IMPORT_MISSING:
+        ext = os.path.splitext(token)[1].lower()
+        if ext in TEXT_EXTENSIONS or token.startswith(("./", "../", "~/", "/")):
+            return f"{shown} does not exist: fix the path or remove the import"
+        return None  # a bare word: more likely a mention (`@alice`) than a path
+    if code is codes.IMPORT_EXTERNAL:
+        return (
+            f"{shown} points outside the directory the agent starts in: Claude Code drops it unless "
+            "external imports are approved (and it may leak files); move or copy it"
+        )
+    if code is codes.IMPORT_NOT_TEXT:
+        return f"{shown} has no text extension: the client skips it; rename it (e.g. .md)"
+    if code is codes.IMPORT_DIRECTORY:
+        return f"{shown} is a directory: nothing is loaded; import a file in it"
+    if code is codes.IMPORT_CYCLE:
+        return f"{shown} leads back to {note.path} (an import cycle): break the cycle"
+    if code is codes.IMPORT_TOO_DEEP:
+        return (
+            f"{shown} leads to {note.path} beyond {policy.import_depth} hops: the client drops it; "
+            "import it from a shallower file"
+        )
+    return f"{shown}: {note.message}"  # the imported file cannot be loaded
+
+
+def _position(text: str, token: str) -> tuple[int, int]:
+    for needle in ("@" + token.replace(" ", "\\ "), "@" + token):
+        at = text.find(needle)
+        if at >= 0:
+            return line_col(text, at)
+    return 1, 1

@@ -1,0 +1,116 @@
+"""Lint output: `path:line:col: CODE message` lines, a JSON list, or SARIF 2.1.0."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from .. import codes
+from ..model import Severity
+from .files import Finding
+
+FORMATS = ("text", "json", "sarif")
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+
+
+def _version() -> str:
+    # importlib.metadata costs ~18 ms to import: only SARIF output needs the version.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ctxasm")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "0+unknown"
+
+
+def text(findings: Sequence[Finding]) -> str:
+    return "".join(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}\n" for f in findings)
+
+
+def as_json(findings: Sequence[Finding]) -> str:
+    rows = [
+        {
+            "path": f.path,
+            "line": f.line,
+            "col": f.col,
+            "code": f.code,
+            "name": codes.lookup(f.code).name,
+            "severity": f.severity.value if f.severity else None,
+            "message": f.message,
+        }
+        for f in findings
+    ]
+    return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
+
+
+def sarif(findings: Sequence[Finding]) -> str:
+    """A SARIF 2.1.0 log with one run; rules list every check so uploads can show them all."""
+    rules = codes.LINT_CODES
+    index = {rule.code: i for i, rule in enumerate(rules)}
+    log: dict[str, Any] = {
+        "$schema": _SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "ctxasm",
+                        "version": _version(),
+                        "rules": [
+                            {
+                                "id": rule.code,
+                                "name": rule.name,
+                                "shortDescription": {"text": rule.summary},
+                                "defaultConfiguration": {
+                                    "level": _SARIF_LEVEL[rule.lint or Severity.WARNING]
+                                },
+                            }
+                            for rule in rules
+                        ],
+                    }
+                },
+                "originalUriBaseIds": {
+                    "SRCROOT": {"description": {"text": "The directory ctxasm lint ran in."}}
+                },
+                "results": [
+                    {
+                        "ruleId": f.code,
+                        "ruleIndex": index[f.code],
+                        "level": _SARIF_LEVEL.get(f.severity or Severity.WARNING, "warning"),
+                        "message": {"text": f.message},
+                        "locations": [
+                            {
+                                "physicalLocation": {
+                                    "artifactLocation": {
+                                        "uri": _uri(f.path),
+                                        "uriBaseId": "SRCROOT",
+                                    },
+                                    "region": {"startLine": f.line, "startColumn": f.col},
+                                }
+                            }
+                        ],
+                    }
+                    for f in findings
+                ],
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _uri(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path.replace("\\", "/"), safe="/:~-._")
+
+
+def render(findings: Sequence[Finding], fmt: str) -> str:
+    if fmt == "json":
+        return as_json(findings)
+    if fmt == "sarif":
+        return sarif(findings)
+    return text(findings)

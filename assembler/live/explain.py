@@ -1,0 +1,399 @@
+"""`ctxasm explain`: every candidate source in load order, why it is there, what it costs, and
+what became of it (loaded, truncated, skipped and why), with the budget per layer.
+
+The rows come from the run itself, not from a second walk: a `Trace` observer records every
+candidate the loader considers and every diagnostic, in order; each skip diagnostic belongs to
+the latest candidate with its path. Touched paths are applied one at a time so that what a
+touch attached is listed where it was attached.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple, Unpack
+
+from .. import codes
+from ..assembly import Assembly, run
+from ..budget import section_cost
+from ..discovery.disk import QuietObserver
+from ..model import Cut, Diagnostic, Layer, Reason, RulesOrder, Source
+from ..output.sections import SEPARATOR
+from ..request import Options, PathLike, Request
+
+
+class Status(enum.Enum):
+    LOADED = "loaded"
+    TRUNCATED = "truncated"
+    SKIPPED = "skipped"
+    ABSENT = "absent"  # a candidate location that does not exist (listed with --all)
+
+
+class Skip(enum.Enum):
+    """Why a candidate was not loaded (or was dropped), in the words of the row."""
+
+    TOO_LARGE = "too large"
+    EMPTY = "empty"
+    EXCLUDED = "excluded by claudeMdExcludes"
+    EXTERNAL = "external import not approved"
+    TOO_DEEP = "import too deep"
+    NOT_MATCHED = "conditional rule not matched"
+    BINARY = "binary"
+    UNREADABLE = "unreadable"
+    SPECIAL = "not a regular file"
+    SYMLINK_LOOP = "symlink loop"
+    BROKEN_SYMLINK = "broken symlink"
+    DIRECTORY = "a directory"
+    NOT_TEXT = "not a text file"
+    MISSING = "missing"
+    CYCLE = "import cycle"
+    DUPLICATE = "already loaded"
+    BUDGET = "dropped by the token budget"
+
+
+SKIP_CODES = {
+    codes.TOO_LARGE.code: Skip.TOO_LARGE,
+    codes.EMPTY.code: Skip.EMPTY,
+    codes.EXCLUDED.code: Skip.EXCLUDED,
+    codes.IMPORT_EXTERNAL.code: Skip.EXTERNAL,
+    codes.IMPORT_TOO_DEEP.code: Skip.TOO_DEEP,
+    codes.BINARY.code: Skip.BINARY,
+    codes.UNREADABLE.code: Skip.UNREADABLE,
+    codes.SPECIAL.code: Skip.SPECIAL,
+    codes.SYMLINK_LOOP.code: Skip.SYMLINK_LOOP,
+    codes.BROKEN_SYMLINK.code: Skip.BROKEN_SYMLINK,
+    codes.DIRECTORY.code: Skip.DIRECTORY,
+    codes.IMPORT_DIRECTORY.code: Skip.DIRECTORY,
+    codes.IMPORT_NOT_TEXT.code: Skip.NOT_TEXT,
+    codes.IMPORT_MISSING.code: Skip.MISSING,
+    codes.WORKSPACE_MISSING.code: Skip.MISSING,
+    codes.IMPORT_CYCLE.code: Skip.CYCLE,
+    codes.IMPORT_DUPLICATE.code: Skip.DUPLICATE,
+    codes.BUDGET_DROPPED.code: Skip.BUDGET,
+}
+
+RULES_ORDER = {
+    RulesOrder.DIRECTORY: "raw directory order (os.scandir, unsorted), as Claude Code reads rules",
+    RulesOrder.NAME: 'sorted by name (policy: [rules] order = "name")',
+}
+
+
+class Row(NamedTuple):
+    """One candidate source: where, why, how big, and what became of it."""
+
+    layer: Layer | None
+    path: str  # as displayed: relative to the project root, `~/...` or absolute
+    file: str  # as the client names it (absolute), or a pseudo path like `<managed-settings>`
+    reason: Reason | None
+    status: Status
+    skip: Skip | None = None
+    code: str = ""  # the diagnostic behind a skip
+    detail: str = ""  # the skip's or the cut's explanation, one line
+    lines: int | None = None
+    bytes: int | None = None
+    chars: int | None = None
+    tokens: int | None = None
+    cuts: tuple[Cut, ...] = ()
+    paths: tuple[str, ...] = ()  # globs of a conditional rule
+    lazy: bool = False
+    notes: tuple[Diagnostic, ...] = ()  # other findings about this file
+
+
+class LayerTokens(NamedTuple):
+    layer: Layer
+    sources: int
+    tokens: int  # what the layer's sections cost in the native output (what --max-tokens counts)
+
+
+class Explanation(NamedTuple):
+    assembly: Assembly
+    rows: tuple[Row, ...]
+    layers: tuple[LayerTokens, ...]
+    boundary_tokens: int
+    total: int
+    budget: int  # 0: no total budget
+    rules_order: RulesOrder | None  # None: the run read no directory, so no order mattered
+    notes: tuple[Diagnostic, ...]  # diagnostics about no listed file (settings, rules dirs)
+
+    def visible(self, show_all: bool) -> tuple[Row, ...]:
+        return (
+            self.rows if show_all else tuple(r for r in self.rows if r.status is not Status.ABSENT)
+        )
+
+
+class _Event(NamedTuple):
+    phase: int
+    path: str
+    layer: Layer | None = None
+    reason: Reason | None = None
+    diagnostic: Diagnostic | None = None
+    source: Source | None = None
+
+
+class Trace(QuietObserver):
+    """Observer recording, in order, each candidate, each diagnostic and each loaded source."""
+
+    __slots__ = ("events", "listed_any", "phase")
+
+    def __init__(self) -> None:
+        self.events: list[_Event] = []
+        self.phase = 0  # 0: start-up; n: the n-th touched path
+        self.listed_any = False  # whether the run read a directory (then its order matters)
+
+    def candidate(self, path: str, layer: Layer, reason: Reason) -> None:
+        self.events.append(_Event(self.phase, path, layer, reason))
+
+    def saw(self, path: str) -> None:
+        pass
+
+    def listed(self, directory: str) -> None:
+        self.listed_any = True
+
+    def loaded(self, source: Source) -> None:
+        self.events.append(_Event(self.phase, source.path, source=source))
+
+    def noted(self, path: str, diagnostic: Diagnostic) -> None:
+        self.events.append(_Event(self.phase, path, diagnostic=diagnostic))
+
+
+def explain(cwd: PathLike | Request = ".", **options: Unpack[Options]) -> Explanation:
+    """Assemble as `assemble()` does (same arguments) and explain every candidate."""
+    request = Request.of(cwd, **options)
+    trace = Trace()
+    assembly = run(dataclasses.replace(request, touched=()), observer=trace)
+    attached_in: dict[str, int] = {}
+    for phase, path in enumerate(request.touched, 1):
+        trace.phase = phase
+        before, assembly = assembly, assembly.touch(path, observer=trace)
+        for source in assembly.attached(before):
+            attached_in[source.path] = phase
+    order = assembly.policy.rules_order if trace.listed_any else None
+    return _explanation(assembly, trace.events, attached_in, order)
+
+
+# --- rows ---------------------------------------------------------------------------------
+
+
+class _Candidate:
+    """One time the loader considered a path, and what it recorded about it."""
+
+    __slots__ = ("index", "layer", "loaded", "path", "phase", "reason", "skip")
+
+    def __init__(self, index: int, event: _Event) -> None:
+        self.index = index
+        self.phase = event.phase
+        self.path = event.path
+        self.layer = event.layer
+        self.reason = event.reason
+        self.skip: Diagnostic | None = None
+        self.loaded: Source | None = None
+
+
+def _candidates(events: Sequence[_Event]) -> tuple[list[_Candidate], list[tuple[int, _Event]]]:
+    """Candidates with their skip diagnostic or loaded source; skips of no candidate."""
+    candidates: list[_Candidate] = []
+    latest: dict[str, _Candidate] = {}
+    orphans: list[tuple[int, _Event]] = []
+    for index, event in enumerate(events):
+        if event.source is not None:
+            if (found := latest.get(event.path)) is not None:
+                found.loaded = event.source
+        elif event.diagnostic is not None:
+            if event.diagnostic.code not in SKIP_CODES:
+                continue
+            found = latest.get(event.path)
+            if found is not None and found.skip is None and found.loaded is None:
+                found.skip = event.diagnostic
+            else:
+                orphans.append((index, event))
+        else:
+            latest[event.path] = candidate = _Candidate(index, event)
+            candidates.append(candidate)
+    return candidates, orphans
+
+
+def _source_row(source: Source, note: Diagnostic | None = None) -> Row:
+    status, skip, detail = Status.LOADED, None, ""
+    if note is not None:  # in the output all the same (a bootstrap file's placeholder)
+        status, skip, detail = Status.SKIPPED, SKIP_CODES[note.code], note.message
+    elif source.dropped:
+        status, skip = Status.SKIPPED, Skip.BUDGET
+        detail = "; ".join(c.reason for c in source.cuts if c.kind == "budget-drop")
+    elif source.cuts:
+        status = Status.TRUNCATED
+        detail = "; ".join(
+            f"cut {c.lines:,} lines, {c.chars:,} chars, {c.tokens:,} tokens: {c.reason}"
+            for c in source.cuts
+        )
+    stats = source.original if source.dropped else source.stats
+    return Row(
+        source.layer,
+        source.display,
+        source.path,
+        source.reason,
+        status,
+        skip,
+        note.code if note else "budget-dropped" if source.dropped else "",
+        detail,
+        stats.lines,
+        stats.bytes,
+        stats.chars,
+        stats.tokens,
+        source.cuts,
+        source.paths,
+        source.lazy,
+    )
+
+
+def _size(path: str) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return None
+
+
+def _candidate_row(c: _Candidate, display: str, earlier: set[str]) -> Row:
+    base = Row(c.layer, display, c.path, c.reason, Status.SKIPPED)
+    if c.skip is not None:
+        skip = SKIP_CODES[c.skip.code]
+        size = _size(c.path) if skip is not Skip.MISSING else None
+        return base._replace(skip=skip, code=c.skip.code, detail=c.skip.message, bytes=size)
+    if c.loaded is not None:  # loaded, yet not in the assembly: a rule waiting for its paths
+        s = c.loaded.stats
+        return base._replace(
+            skip=Skip.NOT_MATCHED,
+            detail=f"paths: {', '.join(c.loaded.paths)}; loaded when the agent touches a matching file",
+            lines=s.lines,
+            bytes=s.bytes,
+            chars=s.chars,
+            tokens=s.tokens,
+            paths=c.loaded.paths,
+        )
+    if not os.path.lexists(c.path):
+        return base._replace(status=Status.ABSENT, detail="looked for; does not exist")
+    if c.layer is Layer.MEMORY and os.path.realpath(c.path) not in earlier:
+        return base._replace(skip=Skip.EMPTY, detail="empty after removing comments")
+    return base._replace(skip=Skip.DUPLICATE, detail="the same file was loaded earlier")
+
+
+def _explanation(
+    assembly: Assembly,
+    events: Sequence[_Event],
+    attached_in: Mapping[str, int],
+    rules_order: RulesOrder | None,
+) -> Explanation:
+    display = assembly.context.display
+    final = {s.path: s for s in assembly.sources}
+    candidates, orphans = _candidates(events)
+    where: dict[str, int] = {}  # the event where each source in the assembly was loaded
+    pending: list[tuple[int, Row]] = []
+    earlier: set[str] = set()
+    seen_rows: set[tuple[object, ...]] = set()
+    for c in candidates:
+        source = final.get(c.path)
+        if c.skip is None and source is not None:
+            wanted = attached_in.get(c.path, 0) if source.lazy else 0
+            if c.phase == wanted and c.path not in where:
+                where[c.path] = c.index
+            earlier.add(os.path.realpath(c.path))
+            continue
+        row = _candidate_row(c, display(c.path), earlier)
+        earlier.add(os.path.realpath(c.path))
+        key = (row.file, row.status, row.skip, row.detail)
+        if key not in seen_rows:
+            seen_rows.add(key)
+            pending.append((c.index, row))
+    placeholders: dict[str, Diagnostic] = {}
+    for index, event in orphans:
+        assert event.diagnostic is not None
+        if event.path in final:
+            placeholders[event.path] = event.diagnostic
+            continue
+        row = Row(
+            None,
+            event.diagnostic.path,
+            event.path,
+            None,
+            Status.SKIPPED,
+            SKIP_CODES[event.diagnostic.code],
+            event.diagnostic.code,
+            event.diagnostic.message,
+        )
+        if (key := (row.file, row.status, row.skip, row.detail)) not in seen_rows:
+            seen_rows.add(key)
+            pending.append((index, row))
+    rows = _merge(assembly.sources, where, sorted(pending, key=lambda item: item[0]), placeholders)
+    rows, notes = _attach_notes(rows, assembly.diagnostics)
+    layers, boundary, total = _budget(assembly)
+    return Explanation(
+        assembly=assembly,
+        rows=tuple(rows),
+        layers=layers,
+        boundary_tokens=boundary,
+        total=total,
+        budget=assembly.max_tokens,
+        rules_order=rules_order,
+        notes=notes,
+    )
+
+
+def _merge(
+    sources: Sequence[Source],
+    where: Mapping[str, int],
+    pending: Sequence[tuple[int, Row]],
+    placeholders: Mapping[str, Diagnostic],
+) -> list[Row]:
+    """Sources in load order, each skipped candidate placed where the loader met it."""
+    rows: list[Row] = []
+    waiting = list(pending)
+    at = 0
+    for source in sources:
+        index = where.get(source.path)
+        if index is not None:
+            while at < len(waiting) and waiting[at][0] < index:
+                rows.append(waiting[at][1])
+                at += 1
+        rows.append(_source_row(source, placeholders.get(source.path)))
+    rows += [row for _, row in waiting[at:]]
+    return rows
+
+
+def _attach_notes(
+    rows: Sequence[Row], diagnostics: Sequence[Diagnostic]
+) -> tuple[list[Row], tuple[Diagnostic, ...]]:
+    """Each remaining diagnostic on the first row of its path; the others stay general."""
+    first: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        first.setdefault(row.path, i)
+    extra: dict[int, list[Diagnostic]] = {}
+    general: list[Diagnostic] = []
+    for d in diagnostics:
+        if d.code in SKIP_CODES:
+            continue
+        at = first.get(d.path)
+        if at is None:
+            general.append(d)
+        else:
+            extra.setdefault(at, []).append(d)
+    out = [row._replace(notes=tuple(extra[i])) if i in extra else row for i, row in enumerate(rows)]
+    return out, tuple(general)
+
+
+def _budget(assembly: Assembly) -> tuple[tuple[LayerTokens, ...], int, int]:
+    """Tokens per layer as the budgeter counts them (native sections), and the boundary."""
+    policy, counter = assembly.policy, assembly.counter
+    live = [s for s in assembly.sources if not s.dropped]
+    per_layer: dict[Layer, list[int]] = {}
+    for source in live:
+        entry = per_layer.setdefault(source.layer, [0, 0])
+        entry[0] += 1
+        entry[1] += section_cost(source, policy, counter)
+    layers = tuple(
+        LayerTokens(layer, per_layer[layer][0], per_layer[layer][1])
+        for layer in Layer
+        if layer in per_layer
+    )
+    boundary = counter(policy.boundary + SEPARATOR) if policy.boundary and live else 0
+    return layers, boundary, sum(lt.tokens for lt in layers) + boundary

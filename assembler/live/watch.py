@@ -1,0 +1,346 @@
+"""`ctxasm watch`: re-render when a source, or a place where one could appear, changes.
+
+What is watched comes from the `Assembler`'s record of the last run: the directory of every
+path the result depends on (every candidate looked at, found or not, every import, every
+settings and policy file; the nearest existing ancestor when the directory does not exist
+yet) and every rules directory listed. Each is one non-recursive watch: a monorepo is never
+watched as a tree. Watching directories rather than files survives editors' atomic saves
+(write a temporary file, rename it over the original), deletes and re-creations; a directory
+created where a source could appear is seen in its parent, and the next run watches it.
+
+Events are filtered down to the paths the result depends on, then debounced (`debounce`
+seconds of quiet, at most `MAX_WAIT` in all). The re-run costs only `stat` calls when nothing
+relevant changed, so a stray event is cheap. A run that fails (an invalid policy file, the
+working directory removed) is reported and the watch goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import AssemblerError
+from ..model import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from ..assembly import Assembly
+    from .assembler import Assembler, Dependencies
+
+PathLike = str | os.PathLike[str]
+MAX_WAIT = 2.0  # a stream of events never delays a render longer than this
+_STOP = ("", "")
+
+
+class Update(NamedTuple):
+    """One render of a watch, or why there is none."""
+
+    assembly: Assembly | None  # None when the run failed
+    text: str | None  # the output; None when the run failed
+    line: str  # one line for stderr: what changed, the token delta
+    diagnostics: tuple[Diagnostic, ...] = ()  # warnings and errors new since the last render
+    tokens: int = 0  # tokens of the output
+
+
+class Plan(NamedTuple):
+    """What to watch for one set of dependencies, and which event paths matter."""
+
+    directories: frozenset[str]
+    paths: frozenset[str]  # dependencies and every directory above them
+    listed: frozenset[str]  # any entry of these matters
+
+
+def plan(dependencies: Dependencies) -> Plan:
+    """Non-recursive watches covering every dependency (see the module doc)."""
+    directories: set[str] = set()
+    paths: set[str] = set()
+    listed = set(dependencies.listed)
+    for path in dependencies.paths:
+        real = os.path.realpath(path)
+        for candidate in {path, real}:  # a symlinked source changes where its target lives
+            paths.add(candidate)
+            parent = os.path.dirname(candidate)
+            while parent not in paths:
+                paths.add(parent)
+                up = os.path.dirname(parent)
+                if up == parent:
+                    break
+                parent = up
+            directories.add(_nearest_directory(os.path.dirname(candidate)))
+    for directory in dependencies.listed:
+        listed.add(os.path.realpath(directory))
+        directories.add(_nearest_directory(directory))
+    return Plan(frozenset(directories), frozenset(paths), frozenset(listed))
+
+
+def _nearest_directory(path: str) -> str:
+    while not os.path.isdir(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return path
+
+
+def relevant(plan: Plan, path: str) -> bool:
+    return bool(path) and (path in plan.paths or os.path.dirname(path) in plan.listed)
+
+
+def summary(before: Assembly | None, after: Assembly, old_tokens: int, tokens: int) -> str:
+    """One line: which sources changed, were added or removed, and the token delta."""
+    new = {s.path: s for s in after.sources if not s.dropped}
+    old = {s.path: s for s in before.sources if not s.dropped} if before is not None else {}
+    parts = []
+    for label, shown in (
+        (
+            "changed",
+            [s.display for p, s in new.items() if p in old and s.content != old[p].content],
+        ),
+        ("added", [s.display for p, s in new.items() if p not in old]),
+        ("removed", [s.display for p, s in old.items() if p not in new]),
+    ):
+        if shown:
+            parts.append(f"{label} {', '.join(shown)}")
+    parts.append(f"{tokens:,} tokens ({tokens - old_tokens:+,})")
+    return "ctxasm: " + "; ".join(parts)
+
+
+class Watcher:
+    """Watches what an `Assembler`'s result depends on and renders again when it changes.
+
+    `start()` renders once and starts watching; `next_update(timeout)` waits for a relevant
+    change and returns the new render (None on timeout or after `stop()`); `updates()` yields
+    the first render and every later one until `stop()`. Use it as a context manager.
+    """
+
+    def __init__(
+        self,
+        assembler: Assembler,
+        *,
+        render: Callable[[Assembly], str],
+        touched: Sequence[PathLike] = (),
+        debounce: float = 0.1,
+        out: PathLike | None = None,
+    ) -> None:
+        self.assembler = assembler
+        self.render = render
+        self.touched = tuple(touched)
+        self.debounce = debounce
+        self.out = os.path.abspath(out) if out is not None else None
+        self.plan = Plan(frozenset(), frozenset(), frozenset())
+        self._events: queue.Queue[tuple[str, str]] = queue.Queue()
+        self._stopped = threading.Event()
+        self._observer: Any = None
+        self._watches: dict[str, tuple[Any, tuple[int, int] | None]] = {}
+        self._planned: Dependencies | None = None
+        self._handler: Any = None
+        self._last: Assembly | None = None
+        self._text: str | None = None
+        self._tokens = 0
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def __enter__(self) -> Watcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> Update:
+        from watchdog.observers import Observer
+
+        self._observer = Observer()
+        self._handler = _handler(self._events)
+        self._observer.start()
+        update = self._refresh(first=True)
+        assert update is not None
+        return update
+
+    def stop(self) -> None:
+        """Make `next_update` and `updates` return (from any thread)."""
+        self._stopped.set()
+        self._events.put(_STOP)
+
+    def close(self) -> None:
+        self.stop()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
+
+    def updates(self) -> Iterator[Update]:
+        yield self.start()
+        while (update := self.next_update()) is not None:
+            yield update
+
+    # --- waiting --------------------------------------------------------------------------
+
+    def next_update(self, timeout: float | None = None) -> Update | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._stopped.is_set():
+            if not self._wait(deadline):
+                return None
+            self._settle()
+            update = self._refresh(first=False)
+            if update is not None:
+                return update
+        return None
+
+    def _wait(self, deadline: float | None) -> bool:
+        """Until a relevant event (True), or the deadline or `stop()` (False)."""
+        while not self._stopped.is_set():
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                return False
+            try:
+                src, dest = self._events.get(timeout=timeout)
+            except queue.Empty:
+                return False
+            if relevant(self.plan, src) or relevant(self.plan, dest):
+                return True
+        return False
+
+    def _settle(self) -> None:
+        """Debounce: wait until no relevant event came for `debounce` seconds."""
+        start = quiet_since = time.monotonic()
+        while not self._stopped.is_set():
+            now = time.monotonic()
+            left = min(quiet_since + self.debounce, start + MAX_WAIT) - now
+            if left <= 0:
+                return
+            try:
+                src, dest = self._events.get(timeout=left)
+            except queue.Empty:
+                return
+            if relevant(self.plan, src) or relevant(self.plan, dest):
+                quiet_since = time.monotonic()
+
+    # --- rendering ------------------------------------------------------------------------
+
+    @property
+    def directories(self) -> tuple[str, ...]:
+        """The directories watched now (each non-recursively)."""
+        return tuple(sorted(self._watches))
+
+    def _refresh(self, *, first: bool) -> Update | None:
+        """Run again; follow new dependencies until a run sees no change it could have missed."""
+        failed_before = self._text is None and not first
+        assembly: Assembly | None = None
+        text = error = ""
+        for _ in range(5):
+            try:
+                assembly, error = self.assembler.assemble(self.touched), ""
+                text = self.render(assembly)
+            except AssemblerError as err:
+                assembly, error = None, str(err)
+            if assembly is not None and self.out in self.assembler.dependencies.paths:
+                raise AssemblerError(
+                    f"{self.out}: --out is itself a source of the context; write it elsewhere"
+                )
+            if not self._schedule(self.assembler.dependencies):
+                break  # no new watch: nothing happened unseen
+        if assembly is None:
+            if failed_before:
+                return None  # the same trouble goes on: it was said once
+            self._text = None
+            return Update(None, None, f"ctxasm: {error}; still watching")
+        if assembly is self._last and not failed_before:
+            return None
+        return self._updated(assembly, text, first)
+
+    def _updated(self, assembly: Assembly, text: str, first: bool) -> Update | None:
+        before, self._last = self._last, assembly
+        if text == self._text:
+            return None
+        tokens = assembly.counter(text)
+        live = sum(1 for s in assembly.sources if not s.dropped)
+        if first:
+            line = (
+                f"ctxasm: watching {live} sources, {tokens:,} tokens, "
+                f"in {len(self._watches)} directories (Ctrl-C stops)"
+            )
+        else:
+            line = summary(before, assembly, self._tokens, tokens)
+        known = set(before.diagnostics) if before is not None else set()
+        fresh = tuple(
+            d
+            for d in assembly.diagnostics
+            if d.severity.rank >= Severity.WARNING.rank and d not in known
+        )
+        self._text, self._tokens = text, tokens
+        return Update(assembly, text, line, fresh, tokens)
+
+    def _schedule(self, dependencies: Dependencies) -> bool:
+        """Watch what `dependencies` need; True when a directory is newly watched."""
+        if dependencies != self._planned:
+            self.plan, self._planned = plan(dependencies), dependencies
+        wanted = self.plan.directories
+        for directory in list(self._watches):
+            watch, identity = self._watches[directory]
+            if directory not in wanted or _identity(directory) != identity:
+                # Not needed, or deleted (and maybe made again): its watch is dead.
+                _unschedule(self._observer, watch)
+                del self._watches[directory]
+        added = False
+        for directory in sorted(wanted - self._watches.keys()):
+            identity = _identity(directory)
+            try:
+                watch = self._observer.schedule(
+                    self._handler, directory, recursive=False, event_filter=_event_filter()
+                )
+            except OSError:  # gone meanwhile: its parent is watched and says so
+                continue
+            self._watches[directory] = (watch, identity)
+            added = True
+        return added
+
+
+def _identity(directory: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(directory)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _unschedule(observer: Any, watch: Any) -> None:
+    with contextlib.suppress(KeyError, OSError):  # already dropped (its directory was deleted)
+        observer.unschedule(watch)
+
+
+def _event_filter() -> list[Any]:
+    """Changes only: opening or reading a file (as every run does) is not an event here."""
+    from watchdog import events as e
+
+    return [
+        e.FileCreatedEvent,
+        e.FileModifiedEvent,
+        e.FileAttribEvent,
+        e.FileClosedEvent,
+        e.FileDeletedEvent,
+        e.FileMovedEvent,
+        e.DirCreatedEvent,
+        e.DirDeletedEvent,
+        e.DirMovedEvent,
+    ]
+
+
+def _handler(events: queue.Queue[tuple[str, str]]) -> Any:
+    """A watchdog handler putting (src, dest) of every event in `events`."""
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+
+    class Handler(FileSystemEventHandler):
+        def dispatch(self, event: FileSystemEvent) -> None:
+            dest = getattr(event, "dest_path", "") or ""
+            events.put((os.fsdecode(event.src_path), os.fsdecode(dest)))
+
+    return Handler()
+
+
+def printable(text: str) -> str:
+    """A render on stdout ends with a newline, so that consecutive renders stay apart."""
+    return text if text.endswith("\n") else text + "\n"

@@ -1,0 +1,177 @@
+"""Renderers: every output format goes through a Jinja2 template in `templates/`.
+
+A format's template variables come from this module (the generic formats), from `provider`
+(the request shapes), or from the client the format belongs to (`formats.client_format`).
+Renderers read an assembly through the `Assembled` shape only. Jinja2 is imported here
+only, on the path that renders, so `ctxasm lint` never pays for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RenderError
+from ..model import Assembled, Severity, Source
+from ..resources import data_dir
+from . import formats
+from .sections import SEPARATOR, Section, escape_content, section_text, sections
+
+if TYPE_CHECKING:
+    from .tiers import RequestOptions
+
+
+def _environment() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        # Compiled templates are kept in jinja2's per-user cache directory (a private
+        # directory under the system temp dir, checked by jinja2), keyed by the template's
+        # name and source checksum: a cold `ctxasm render` skips compiling Jinja source.
+        bytecode_cache=_bytecode_cache(jinja2),
+        autoescape=False,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
+    return env
+
+
+def _bytecode_cache(jinja2: Any) -> Any:
+    try:
+        return jinja2.FileSystemBytecodeCache()
+    except (OSError, RuntimeError):  # no usable temp directory: compile every time
+        return None
+
+
+def render(
+    assembly: Assembled,
+    fmt: str,
+    *,
+    date: str | None = None,
+    options: RequestOptions | None = None,
+) -> str:
+    known = formats.names()
+    if fmt not in known:
+        raise RenderError(f"{fmt}: unknown format; choose one of {', '.join(known)}")
+    import jinja2
+
+    try:
+        template = _environment().get_template(f"{fmt}.j2")
+    except jinja2.TemplateNotFound:
+        raise RenderError(
+            f"{fmt}.j2: template missing from {data_dir('templates')}; reinstall ctxasm"
+        ) from None
+    return str(template.render(**_context(assembly, fmt, date or assembly.date, options)))
+
+
+def _context(
+    assembly: Assembled, fmt: str, date: str, options: RequestOptions | None = None
+) -> Mapping[str, Any]:
+    if fmt in formats.REQUESTS:
+        from . import provider
+
+        build = provider.anthropic_request if fmt == "anthropic" else provider.openai_request
+        return {"request": build(assembly, options)}
+    native = sections(assembly.sources, assembly.policy)
+    if fmt == "xml":
+        return {"sections": native}
+    if fmt == "markdown":
+        return {
+            "entries": _numbered(native),
+            "policy": assembly.policy.name,
+            "summary": _summary(assembly),
+            "diagnostics": [
+                d.line() for d in assembly.diagnostics if d.severity is not Severity.INFO
+            ],
+        }
+    client_format = formats.client_format(fmt)
+    if client_format is not None:
+        return client_format(assembly, date)
+    return {"data": to_json(assembly, native)}
+
+
+def _numbered(native: Sequence[Section]) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    number = 0
+    for section in native:
+        if section.is_boundary:
+            entries.append({"boundary": True, "content": section.content})
+            continue
+        number += 1
+        entries.append(
+            {
+                "boundary": False,
+                "number": number,
+                "source": section.source,
+                "content": section.content,
+            }
+        )
+    return entries
+
+
+def _summary(assembly: Assembled) -> str:
+    live = [s for s in assembly.sources if not s.dropped]
+    tokens = sum(s.stats.tokens for s in live)
+    dropped = len(assembly.sources) - len(live)
+    extra = f" · {dropped} dropped by the budget" if dropped else ""
+    return f"{len(live)} sources · {tokens:,} tokens of content{extra}"
+
+
+def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
+    """The whole assembly as plain data: machine-independent before the boundary."""
+    text = SEPARATOR.join(section_text(s) for s in native)  # the xml format
+    boundary = assembly.policy.boundary
+    static, _, _ = text.partition(boundary) if boundary and boundary in text else ("", "", text)
+    counter = assembly.counter
+    return {
+        "version": 1,
+        "policy": assembly.policy.name,
+        "boundary": boundary,
+        "sections": [
+            {"boundary": True}
+            if s.is_boundary
+            else {
+                "tag": s.tag,
+                "source": s.source.display if s.source else None,
+                "layer": s.source.layer.value if s.source else None,
+                "content": s.content,
+            }
+            for s in native
+        ],
+        "sources": [_source_json(s) for s in assembly.sources],
+        "diagnostics": [d._asdict() | {"severity": d.severity.value} for d in assembly.diagnostics],
+        "stats": {
+            "sources": sum(1 for s in assembly.sources if not s.dropped),
+            "tokens": counter(text),
+            "static_tokens": counter(static.rstrip("\n")),
+            "chars": len(text),
+            "bytes": len(text.encode("utf-8")),
+        },
+        "touched": list(assembly.touched),
+    }
+
+
+def _source_json(s: Source) -> dict[str, Any]:
+    return {
+        "layer": s.layer.value,
+        "path": s.display,
+        "tag": s.tag,
+        "reason": {
+            "why": s.reason.why.name.lower(),
+            "text": s.reason.text,
+            "parent": s.reason.parent,
+            "depth": s.reason.depth,
+            "pattern": s.reason.pattern,
+            "touched": s.reason.touched,
+        },
+        "stats": s.stats._asdict(),
+        "original": s.original._asdict(),
+        "cuts": [c._asdict() for c in s.cuts],
+        "paths": list(s.paths),
+        "lazy": s.lazy,
+        "dropped": s.dropped,
+        "escaped_closing_tags": escape_content(s.content, s.tag)[1],
+    }

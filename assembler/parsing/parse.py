@@ -1,0 +1,91 @@
+"""One file's text, parsed once: frontmatter, body, text without block comments, @import tokens.
+
+Everything here is a pure function of the text (and the policy's switches), so results are
+memoized by the text itself: a file read again with the same content (an agent assembling
+every turn in one process, a watch, `explain` after `render`, lint checking a file it then
+assembles) is not parsed again. The file is still read every time; the key is its content,
+never a path or a stat, so a hit cannot be stale.
+
+The memo is `functools.lru_cache` (thread-safe, least recently used first out) over at most
+`MEMO_ENTRIES` texts of at most `MEMO_TEXT_CHARS` characters each; a longer text is parsed
+every time. So however many files a process sees, it holds at most some 50 MiB (512 texts
+of 32 K characters and the parts cut from them), and typically a few hundred KiB. It is the one piece of module-level state besides the
+client registry (STYLE.md: a content-keyed, bounded memo of pure parsing).
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from typing import Any, NamedTuple
+
+from ..model import Stats
+from ..tokens import estimate_tokens, text_stats
+from . import frontmatter as fm
+from .imports import import_tokens
+from .markdown import strip_block_comments
+
+MEMO_ENTRIES = 512
+MEMO_TEXT_CHARS = 32 * 1024
+
+
+class Parsed(NamedTuple):
+    frontmatter: fm.Frontmatter
+    globs: fm.Globs | None  # the frontmatter's `paths:`; None: the file is unconditional
+    body: str  # the text without its frontmatter block
+    text: str  # the body without closed block comments (what the client loads)
+    stripped: str  # `text.strip()`: what a file loaded at start contributes
+    stats: Stats  # of `stripped`, counted with the default `estimate_tokens`
+    imports: tuple[str, ...]  # @import tokens of the body, as written, in order
+
+
+class Switches(NamedTuple):
+    strip_frontmatter: bool
+    strip_comments: bool
+    find_imports: bool
+
+
+# Everything Claude Code does to a file (what `ctxasm lint` checks against).
+CLIENT = Switches(strip_frontmatter=True, strip_comments=True, find_imports=True)
+
+
+def parse(raw: str, switches: Switches) -> Parsed:
+    """The parsed `raw` (memoized; see the module doc). Safe to call from several threads."""
+    if len(raw) > MEMO_TEXT_CHARS:
+        return _parse(raw, switches)
+    return _memo(raw, switches)
+
+
+def _parse(raw: str, switches: Switches) -> Parsed:
+    if switches.strip_frontmatter:
+        frontmatter, body = fm.split_frontmatter(raw)
+    else:
+        frontmatter, body = fm.NO_FRONTMATTER, raw
+    text = strip_block_comments(body) if switches.strip_comments else body
+    imports = import_tokens(body) if switches.find_imports else ()
+    stripped = text.strip()
+    stats = text_stats(stripped, estimate_tokens)
+    globs = fm.conditional_globs(frontmatter)
+    return Parsed(frontmatter, globs, body, text, stripped, stats, imports)
+
+
+# Keyed by the text itself: a hit is the parse of exactly these characters.
+_memo = functools.lru_cache(maxsize=MEMO_ENTRIES)(_parse)
+
+
+def memo_info() -> functools._CacheInfo:
+    """Hits, misses and the number of texts the memo holds now (`functools` statistics)."""
+    return _memo.cache_info()
+
+
+def forget() -> None:
+    """Empty the memos (tests, and benchmarks of a first parse)."""
+    _memo.cache_clear()
+    toml_document.cache_clear()
+
+
+@functools.lru_cache(maxsize=32)
+def toml_document(data: bytes) -> dict[str, Any]:
+    """A TOML file's bytes parsed (memoized by the bytes: an agent assembling every turn
+    parses its policy once). Raises `tomllib.TOMLDecodeError` or `UnicodeDecodeError`."""
+    return tomllib.loads(data.decode("utf-8"))

@@ -1,0 +1,101 @@
+"""Building on-disk instruction trees for tests, and reading assemblies back compactly."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assembler import Assembly, assemble
+
+
+@dataclass(frozen=True)
+class Link:
+    """A symlink to `target` (as written: relative or absolute)."""
+
+    target: str
+
+
+def build(root: Path, files: Mapping[str, str | Link | None]) -> Path:
+    """Create `files` under `root`: text, a `Link`, or None for an empty directory."""
+    for rel, value in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if value is None:
+            path.mkdir(parents=True, exist_ok=True)
+        elif isinstance(value, Link):
+            os.symlink(value.target, path)
+        else:
+            path.write_text(value, encoding="utf-8")
+    return root
+
+
+def git_init(directory: Path) -> Path:
+    """A fresh git repository at `directory` (created), isolated from the user's git config."""
+    directory.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["git", "init", "-q", str(directory)],
+        check=True,
+        capture_output=True,
+        timeout=30,
+        env={"PATH": os.environ.get("PATH", "")},
+    )
+    return directory
+
+
+def machine(tmp: Path) -> dict[str, Any]:
+    """A hermetic machine inside `tmp`: the `home`, `managed_dir` and `environ` options."""
+    return {"home": tmp / "home", "managed_dir": tmp / "managed", "environ": {}}
+
+
+def run(tmp: Path, cwd: str | Path, **kwargs: object) -> Assembly:
+    """Assemble hermetically: home, managed dir and environment all inside `tmp`."""
+    kwargs.setdefault("home", tmp / "home")
+    kwargs.setdefault("managed_dir", tmp / "managed")
+    kwargs.setdefault("environ", {})
+    target = cwd if isinstance(cwd, Path) and cwd.is_absolute() else tmp / cwd
+    return assemble(target, **kwargs)  # type: ignore[arg-type]
+
+
+def listing(assembly: Assembly) -> list[tuple[str, str, str]]:
+    """(layer, display path, reason) of every source that made it in, in load order."""
+    return [(s.layer.value, s.display, s.reason.text) for s in assembly.sources if not s.dropped]
+
+
+def codes(assembly: Assembly) -> list[str]:
+    return [d.code for d in assembly.diagnostics]
+
+
+ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout
+FIXTURES = ROOT / "fixtures"
+DATA = ROOT / "tests" / "data"
+
+
+def demo_assembly(tmp: Path) -> Assembly:
+    """The `make demo` tree copied under `tmp` (its repository its own git root), with the
+    demo's lazily loaded handler file touched."""
+    import shutil
+
+    shutil.copytree(FIXTURES / "demo", tmp / "demo", symlinks=True)
+    git_init(tmp / "demo" / "repo")
+    api = tmp / "demo" / "repo" / "services" / "api"
+    return assemble(
+        api,
+        home=tmp / "demo" / "home",
+        managed_dir=tmp / "demo" / "managed",
+        environ={"CLAUDE_CODE_PROJECT_DIR_NAME": "demo-repo"},
+        touched=[api / "src" / "handlers" / "users.ts"],
+    )
+
+
+def bootstrap_assembly(tmp: Path) -> Assembly:
+    """The seed workspace copied under `tmp`, with the bootstrap policy."""
+    import shutil
+
+    shutil.copytree(FIXTURES / "bootstrap", tmp / "workspace")
+    return assemble(
+        tmp / "workspace", policy="bootstrap", home=tmp / "h", managed_dir=tmp / "m", environ={}
+    )

