@@ -10,10 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import TypedDict, Unpack
+from typing import NamedTuple, TypedDict, Unpack
 
 from .discovery import locations
 from .model import Policy, TokenCounter
@@ -44,8 +43,7 @@ class Options(TypedDict, total=False):
     now: dt.datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(NamedTuple):
     """`Options` with the defaults filled in: the whole input of one assembly."""
 
     cwd: Path

@@ -18,7 +18,6 @@ lint or live packages: they ask the registry for it.
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -58,8 +57,9 @@ class Client(Protocol):
         """The formats native to this agent: byte-compatible with its own request text."""
 
     @property
-    def instruction_files(self) -> re.Pattern[str]:
-        """Matches (`search`) the `/`-separated repository paths of this agent's files."""
+    def instruction_files(self) -> str:
+        """A regular expression that matches (`re.search`) the `/`-separated repository paths
+        of this agent's files (compiled only by whole-repository lint)."""
 
     @property
     def lint_codes(self) -> frozenset[str]:

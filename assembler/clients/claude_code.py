@@ -12,13 +12,11 @@ message, byte for byte.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
 from .. import codes
-from ..discovery import lazy
 from ..discovery.context import Context, Discovery, Run, ancestors
 from ..discovery.loader import Loaded, Loader, text_source
 from ..discovery.locations import is_within
@@ -30,7 +28,6 @@ from ..discovery.settings import (
     exclude_matcher,
     read_setup,
 )
-from ..discovery.skills import discover_skills
 from ..model import Assembled, Layer, Reason, Why
 from ..parsing.markdown import strip_block_comments
 from .base import FileKind, FileRole, FormatContext
@@ -53,7 +50,7 @@ _FILE_NAMES = {"CLAUDE.md": FileKind.INSTRUCTIONS, "CLAUDE.local.md": FileKind.L
 
 class ClaudeCode:
     name = NAME
-    instruction_files = re.compile(
+    instruction_files = (
         r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+)$"
     )
     lint_codes = frozenset(code.code for code in codes.LINT_CODES)
@@ -80,6 +77,8 @@ class ClaudeCode:
         deferred = tuple(item.source for item in loader.deferred)
         if not run.policy.skills:
             return Discovery(sources, diagnostics, deferred, state=setup)
+        from ..discovery.skills import discover_skills  # the index is optional (policy)
+
         skills, index, notes = discover_skills(run, setup)
         return Discovery(
             (*sources, *((index,) if index else ())),
@@ -92,6 +91,8 @@ class ClaudeCode:
     def touch(
         self, run: Run, state: object, target: Path, already: Collection[str]
     ) -> Discovery | None:
+        from ..discovery import lazy  # only a touch needs it
+
         assert isinstance(state, ClaudeSetup)
         return lazy.touch(run, state, target, already)
 

@@ -27,7 +27,7 @@ SETTINGS_BYTES = 4 * 1024 * 1024
 GLOBAL_CONFIG_BYTES = 64 * 1024 * 1024
 MANAGED_SETTINGS_DISPLAY = "<managed-settings>"
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = "[\ud800-\udfff]"  # compiled on first use: only managed settings need it
 _MAX_SLUG = 200
 # claudeMdExcludes never removes managed or auto-memory files (SPEC section 4).
 _EXCLUDABLE = frozenset({Layer.USER, Layer.PROJECT, Layer.LOCAL, Layer.SUBDIRECTORY})
@@ -134,7 +134,7 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
 
 def _managed_claude_md(raw: str, path: Path, problems: list[tuple[str, str]]) -> str:
     """JSON may carry lone surrogates (`"\\ud800"`); make them U+FFFD like a UTF-8 read."""
-    text = _LONE_SURROGATE.sub("\ufffd", raw)
+    text = re.sub(_LONE_SURROGATE, "\ufffd", raw)
     if text != raw:
         problems.append(
             (

@@ -13,23 +13,24 @@ import re
 import time
 from collections.abc import Hashable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from .. import codes
-from ..assembly import Assembly, run
 from ..clients import registry
 from ..clients.base import Client, FileKind
 from ..discovery.context import Discovery, Run, build_context
 from ..discovery.disk import Compute, Disk, QuietObserver
 from ..discovery.locations import is_within
-from ..live.assembler import ReadCache
 from ..model import Policy
 from ..parsing.imports import resolve_imports
 from ..parsing.parse import CLIENT, parse
-from ..request import Request
 from ..tokens import estimate_tokens
 from .files import FileInfo, Finding, Machine, line_col
 from .git import GitRepo
+
+if TYPE_CHECKING:
+    from ..assembly import Assembly
+    from ..discovery.cache import ReadCache
 
 T = TypeVar("T")
 _MIN_PARAGRAPH = 40
@@ -55,12 +56,14 @@ class ContextChecker:
 
     def __init__(self, policy: Policy, machine: Machine, max_tokens: int) -> None:
         self.policy = policy
+        # What loads at start, for comparing files: the skills index is not a file.
+        self._discovery_policy = policy._replace(skills=False)
         self.client = registry.get(policy.client)
         self.machine = machine
         self.max_tokens = max_tokens
         self._assemblies: dict[Path, Assembly] = {}
         self._discoveries: dict[Path, Discovery | None] = {}
-        self._reads = _SharedReads(ReadCache())
+        self._reads: _SharedReads | None = None
         self._realpaths: dict[str, str] = {}
         self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
 
@@ -75,17 +78,22 @@ class ContextChecker:
             from ..errors import AssemblerError
 
             home, managed, environ = self.machine
-            disk = Disk(self._reads)
+            disk = Disk(self._shared_reads() if self._discoveries else None)
             try:
                 ctx = build_context(cwd, home, managed, environ, disk)
-                found = self.client.discover(Run(ctx, self.policy, estimate_tokens, disk))
+                run = Run(ctx, self._discovery_policy, estimate_tokens, disk)
+                found = self.client.discover(run)
             except AssemblerError:
                 found = None
             self._discoveries[cwd] = found
         return self._discoveries[cwd]
 
     def assembly(self, cwd: Path) -> Assembly:
+        """The whole assembly of `cwd` (budgets, rendering): only for the budget check."""
         if cwd not in self._assemblies:
+            from ..assembly import run
+            from ..request import Request
+
             home, managed, environ = self.machine
             request = Request.of(
                 cwd,
@@ -95,8 +103,16 @@ class ContextChecker:
                 environ=environ,
                 max_tokens=0,
             )
-            self._assemblies[cwd] = run(request, observer=self._reads)
+            self._assemblies[cwd] = run(request, observer=self._shared_reads())
         return self._assemblies[cwd]
+
+    def _shared_reads(self) -> _SharedReads:
+        """From the second directory on, each file is read and parsed once per run."""
+        if self._reads is None:
+            from ..discovery.cache import ReadCache
+
+            self._reads = _SharedReads(ReadCache())
+        return self._reads
 
     def _real(self, path: str) -> str:
         real = self._realpaths.get(path)
@@ -113,11 +129,12 @@ class ContextChecker:
         return found
 
     def _loaded(self, cwd: Path) -> set[str]:
-        """Real paths of the files that load at start in `cwd`."""
+        """The files that load at start in `cwd`: their paths, and the real paths of links."""
         discovery = self.discovery(cwd)
         if discovery is None:
             return set()
-        return {self._real(s.path) for s in discovery.sources if os.path.isabs(s.path)}
+        paths = {s.path for s in discovery.sources if os.path.isabs(s.path)}
+        return paths | {self._real(p) for p in paths if os.path.islink(p)}
 
     def duplicates(self, info: FileInfo, text: str, body: str) -> list[Finding]:
         """Paragraphs of this file that another file loading with it already says."""
@@ -166,7 +183,7 @@ class ContextChecker:
         if not imports:
             return []
         deeper = instruction_dirs_below(repo, info.load_dir, self.client)
-        me = self._real(str(info.path))
+        me = {str(info.path), self._real(str(info.path))}
         out = []
         for token, target in imports:
             start = next(
@@ -174,7 +191,8 @@ class ContextChecker:
                     d
                     for d in deeper
                     if not is_within(target, str(d))
-                    and me in (loaded := self._loaded(d))
+                    and me & (loaded := self._loaded(d))
+                    and target not in loaded
                     and self._real(target) not in loaded
                 ),
                 None,

@@ -9,7 +9,6 @@ touch attached is listed where it was attached.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import os
 from collections.abc import Mapping, Sequence
@@ -162,7 +161,7 @@ def explain(cwd: PathLike | Request = ".", **options: Unpack[Options]) -> Explan
     """Assemble as `assemble()` does (same arguments) and explain every candidate."""
     request = Request.of(cwd, **options)
     trace = Trace()
-    assembly = run(dataclasses.replace(request, touched=()), observer=trace)
+    assembly = run(request._replace(touched=()), observer=trace)
     attached_in: dict[str, int] = {}
     for phase, path in enumerate(request.touched, 1):
         trace.phase = phase

@@ -32,7 +32,7 @@ CHANGES = (
 def apply_change(
     change: str, tmp_path: Path, repo: Path, cwd: Path, before: Any, settle: Callable[[], Any]
 ) -> None:
-    """Make `change` to the tree of `tests.test_incremental.project` (cwd: `repo/src`);
+    """Make `change` to the tree of `tests.live.test_assembler.project` (cwd: `repo/src`);
     `before` is the result kept so far, `settle()` keeps a new one (for two-step changes)."""
     if change == "edit":
         (repo / "CLAUDE.md").write_text("Root, edited. @docs/guide.md")

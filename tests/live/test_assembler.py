@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from assembler import Assembler, assemble
-from assembler.live.assembler import FRESH_NS, FRESH_WHOLE_SECONDS_NS, settled
+from assembler.discovery.cache import FRESH_NS, FRESH_WHOLE_SECONDS_NS, settled
 from tests.helpers.changes import CHANGES, apply_change
 from tests.helpers.trees import build, git_init, machine
 

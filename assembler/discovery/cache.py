@@ -1,0 +1,121 @@
+"""Processed files kept between runs, and the file signatures that prove them current.
+
+A signature is what `os.stat` says of a path (mtime, size, inode, device, ctime; or the errno
+of a failed `stat`). A `ReadCache` keeps what processing a file gave (its parse and what the
+loader noted about it), keyed by path, how it was processed and its signature, so an
+unchanged file is never read or parsed twice: the incremental `Assembler` keeps one across
+its runs, `ctxasm lint` one across the directories of a run.
+
+A signature only proves "unchanged" once the file's times are older than the filesystem's
+timestamp granularity (git's "racily clean" entries): a file written twice within one clock
+tick can keep its size and times. A signature younger than that is never trusted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+T = TypeVar("T")
+# (st_mtime_ns, st_size, st_ino, st_dev, st_ctime_ns), or the errno of a failed `stat`.
+Signature = tuple[int, int, int, int, int] | int
+
+# Times within this much of the run's start are too fresh to prove a file unchanged: one clock
+# tick of the kernel's coarse clock (<= 10 ms) with a margin, or 2 s where the filesystem keeps
+# whole seconds only (FAT, HFS+, ext3): there a timestamp has no fraction.
+FRESH_NS = 50_000_000
+FRESH_WHOLE_SECONDS_NS = 2_000_000_000
+
+
+def signature(path: str) -> Signature:
+    """The `stat` (following links) that changes whenever the file's content could have."""
+    try:
+        st = os.stat(path)
+    except OSError as err:
+        return err.errno or -1
+    except ValueError:  # a NUL in the path: nothing can be there
+        return -1
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
+
+
+def settled(sig: Signature, since_ns: int) -> bool:
+    """Whether any later change to the file is sure to change `sig` (see the module doc)."""
+    if isinstance(sig, int):
+        return True
+    newest = max(sig[0], sig[4])  # ctime on POSIX; mtime where ctime is the creation time
+    whole = sig[0] % 1_000_000_000 == 0 and sig[4] % 1_000_000_000 == 0
+    return newest <= since_ns - (FRESH_WHOLE_SECONDS_NS if whole else FRESH_NS)
+
+
+def unchanged(paths: Sequence[str], signatures: Sequence[Signature]) -> bool:
+    """One `stat` per path, stopping at the first difference. The hot path of re-assembly."""
+    stat = os.stat
+    for path, expected in zip(paths, signatures, strict=True):
+        try:
+            st = stat(path)
+        except OSError as err:
+            if expected != err.errno:
+                return False
+            continue
+        except ValueError:
+            if expected != -1:
+                return False
+            continue
+        if expected != (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns):
+            return False
+    return True
+
+
+class _Entry(NamedTuple):
+    signature: Signature
+    value: Any
+
+
+class ReadCache:
+    """Processed files (what reading and parsing gave, diagnostics included), keyed by path,
+    how it was processed, and the file's signature: an unchanged file is never read twice."""
+
+    __slots__ = ("_entries", "_used", "_used_before")
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, Hashable], _Entry] = {}
+        self._used: set[tuple[str, Hashable]] = set()
+        self._used_before: set[tuple[str, Hashable]] = set()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def cached(
+        self,
+        path: str,
+        key: Hashable,
+        st: os.stat_result | None,
+        compute: Callable[[os.stat_result | None], T],
+        since_ns: int,
+    ) -> T:
+        if st is None:
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):  # let the computation say why (broken link, loop, ...)
+                return compute(None)
+        sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
+        entry_key = (path, key)
+        self._used.add(entry_key)
+        entry = self._entries.get(entry_key)
+        if entry is not None and entry.signature == sig:
+            value: T = entry.value
+            return value
+        value = compute(st)
+        if settled(sig, since_ns):
+            self._entries[entry_key] = _Entry(sig, value)
+        else:
+            self._entries.pop(entry_key, None)
+        return value
+
+    def prune(self) -> None:
+        """Forget files neither of the last two runs read (deleted, renamed, no longer in)."""
+        keep = self._used | self._used_before
+        for key in [k for k in self._entries if k not in keep]:
+            del self._entries[key]
+        self._used_before, self._used = self._used, set()
