@@ -33,7 +33,7 @@ from .model import (
 )
 from .output import formats
 from .parsing.parse import toml_document
-from .resources import data_dir
+from . import resources
 
 DEFAULT_POLICY = "claude-code"
 PROJECT_CONFIG = ".ctxasm.toml"
@@ -195,12 +195,16 @@ def _may_configure_ctxasm(data: bytes) -> bool:
 
 
 def builtin_names() -> tuple[str, ...]:
-    return tuple(sorted(p.stem for p in data_dir("policies").glob("*.toml")))
+    return tuple(sorted(p.stem for p in resources.data_dir("policies").glob("*.toml")))
 
 
 def _builtin_path(name: str) -> Path:
-    path = data_dir("policies") / f"{name}.toml"
-    if not path.is_file():
+    path = resources.data_dir("policies") / f"{name}.toml"
+    try:
+        found = path.is_file()
+    except OSError as err:  # an installation this user may not read
+        raise PolicyError(f"{path}: cannot read ({err.strerror}); reinstall ctxasm") from None
+    if not found:
         known = ", ".join(builtin_names())
         raise PolicyError(f"{name}: no such built-in policy; choose one of {known} or a .toml path")
     return path

@@ -439,6 +439,7 @@ def test_fifo_as_import_target_does_not_block(tmp_path: Path) -> None:
     assert b"See @pipe.md" in result.stdout
 
 
+@pytest.mark.slow
 def test_sparse_1gb_file_is_skipped_without_opening_it(
     tmp_path: Path, opened: Callable[[Path], list[str]]
 ) -> None:
@@ -466,6 +467,7 @@ _PEAK_RSS = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_sparse_1gb_file_costs_bounded_memory_in_the_cli(tmp_path: Path) -> None:
     tree = make_tree(tmp_path)
     _sparse(tree.project)
@@ -489,6 +491,7 @@ def test_sparse_1gb_file_costs_bounded_memory_in_the_cli(tmp_path: Path) -> None
     assert 0 < run["peak_kib"] < 200 * 1024, f"peak RSS {run['peak_kib']} KiB"
 
 
+@pytest.mark.slow
 def test_sparse_1gb_import_is_skipped(tmp_path: Path) -> None:
     tree = make_tree(tmp_path)
     with open(tree.project / "big.md", "wb") as f:

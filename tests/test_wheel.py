@@ -9,7 +9,11 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.trees import ROOT
+
+pytestmark = pytest.mark.slow  # builds a wheel and a venv
 
 
 def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None:

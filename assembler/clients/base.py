@@ -4,7 +4,8 @@ A client says, for its agent:
   * what it loads when started in a directory (`discover`), and what reading a file adds
     later (`touch`, lazy loading; None when the agent loads nothing lazily);
   * which output formats reproduce its own request text byte for byte (`formats`: a name and
-    the variables its template in `templates/<name>.j2` is rendered with);
+    the variables its template `<name>.j2` is rendered with, found in `templates/` or in the
+    client's own `templates` directory);
   * which of its files whole-repository lint looks for (`instruction_files`), what each is
     (`classify`), and which lint checks apply to them (`lint_codes`).
 What `watch` and the `Assembler` observe needs no answer of its own: every file a client
@@ -55,6 +56,11 @@ class Client(Protocol):
     @property
     def formats(self) -> Mapping[str, FormatContext]:
         """The formats native to this agent: byte-compatible with its own request text."""
+
+    @property
+    def templates(self) -> Path | None:
+        """Where the templates of its formats are (`<format>.j2`); None: the shipped
+        `templates/`, where every built-in client's templates live."""
 
     @property
     def instruction_files(self) -> str:

@@ -23,6 +23,7 @@ NAME = "bootstrap"
 
 class Bootstrap:
     name = NAME
+    templates = None
     formats: Mapping[str, FormatContext] = {}
     instruction_files = r"(?!)"  # matches nothing
     lint_codes = frozenset(code.code for code in codes.LINT_CODES)

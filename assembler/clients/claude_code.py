@@ -50,6 +50,7 @@ _FILE_NAMES = {"CLAUDE.md": FileKind.INSTRUCTIONS, "CLAUDE.local.md": FileKind.L
 
 class ClaudeCode:
     name = NAME
+    templates = None  # its format's template ships in `templates/`
     instruction_files = (
         r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+)$"
     )

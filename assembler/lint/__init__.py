@@ -197,15 +197,18 @@ def _given(files: Sequence[PathLike], here: Path) -> list[Path]:
 def _check_file(
     info: FileInfo, checker: FileChecker, repo: GitRepo | None, context: ContextChecker
 ) -> list[Finding]:
-    """One file's own findings, those against the context it loads with, minus suppressed."""
+    """One file's own findings, those against the context it loads with, minus suppressed
+    ones and those of checks that do not apply to its client's files."""
     checked = checker.check(info)
     found = list(checked.findings)
-    if checked.text is None:
-        return found
-    found += context.duplicates(info, checked.text, checked.body)
-    found += context.dropped_for_deeper_starts(info, checked.text, repo)
-    hidden = suppressions(checked.text)
-    return [f for f in found if not hidden.hides(f)]
+    if checked.text is not None:
+        found += context.duplicates(info, checked.text, checked.body)
+        found += context.dropped_for_deeper_starts(info, checked.text, repo)
+        hidden = suppressions(checked.text)
+        found = [f for f in found if not hidden.hides(f)]
+    if info.client is not None:
+        found = [f for f in found if f.code in info.client.lint_codes]
+    return found
 
 
 def _finish(

@@ -7,6 +7,8 @@ byte what Claude Code sends), then the provider request shapes (`anthropic`, `op
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..clients import registry
 from ..clients.base import FormatContext
 
@@ -26,4 +28,13 @@ def client_format(name: str) -> FormatContext | None:
         build = client.formats.get(name)
         if build is not None:
             return build
+    return None
+
+
+def template_dir(name: str) -> Path | None:
+    """Where the template of a client's format is, when the client ships its own templates
+    (None: the shipped `templates/`, as for every built-in client)."""
+    for client in registry.clients():
+        if name in client.formats:
+            return client.templates
     return None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError
 from ..model import Assembled, Severity, Source
-from ..resources import data_dir
+from .. import resources
 from . import formats
 from .sections import SEPARATOR, Section, escape_content, section_text, sections
 
@@ -22,11 +22,12 @@ if TYPE_CHECKING:
     from .tiers import RequestOptions
 
 
-def _environment() -> Any:
+def _environment(fmt: str) -> Any:
     import jinja2
 
+    searched = [str(d) for d in (formats.template_dir(fmt), resources.data_dir("templates")) if d]
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(data_dir("templates"))),
+        loader=jinja2.FileSystemLoader(searched),
         # Compiled templates are kept in jinja2's per-user cache directory (a private
         # directory under the system temp dir, checked by jinja2), keyed by the template's
         # name and source checksum: a cold `ctxasm render` skips compiling Jinja source.
@@ -59,10 +60,10 @@ def render(
     import jinja2
 
     try:
-        template = _environment().get_template(f"{fmt}.j2")
+        template = _environment(fmt).get_template(f"{fmt}.j2")
     except jinja2.TemplateNotFound:
         raise RenderError(
-            f"{fmt}.j2: template missing from {data_dir('templates')}; reinstall ctxasm"
+            f"{fmt}.j2: template missing from {resources.data_dir('templates')}; reinstall ctxasm"
         ) from None
     return str(template.render(**_context(assembly, fmt, date or assembly.date, options)))
 

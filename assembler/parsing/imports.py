@@ -17,7 +17,7 @@ from .markdown import import_texts
 # A superset of where an import can start: `@` at a line start, after whitespace, or right
 # after an inline token `marked` ends text with (emphasis, code span, HTML, link).
 _MAYBE_IMPORT = re.compile(r"(?:^|[\s*_>\]`)])@", re.MULTILINE)
-_IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
+IMPORT_PATTERN = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
 _BARE_START = re.compile(r"[a-zA-Z0-9._-]")
 _BAD_START = re.compile(r"[#%^&*()]+")
 
@@ -137,7 +137,7 @@ TEXT_EXTENSIONS = frozenset(
 
 def _tokens(text: str) -> Iterator[str]:
     for piece in import_texts(text):
-        for match in _IMPORT.finditer(piece):
+        for match in IMPORT_PATTERN.finditer(piece):
             path = match.group(1)
             hash_at = path.find("#")
             if hash_at != -1:

@@ -47,10 +47,11 @@ def strip_block_comments(text: str) -> str:
     # Comments filling their lines in an otherwise plain text are all top-level blocks (they
     # interrupt paragraphs and lists); the lexer drops each with the blank lines after it.
     stripped = _without_comment_blocks(text)
-    return _lexed_strip(text) if stripped is None else stripped
+    return lexed_strip(text) if stripped is None else stripped
 
 
-def _lexed_strip(text: str) -> str:
+def lexed_strip(text: str) -> str:
+    """`strip_block_comments` by the block lexer alone: the reference the fast paths meet."""
     from .blocks import lex
 
     out: list[str] = []
@@ -81,12 +82,12 @@ def import_texts(text: str) -> Iterator[str]:
     """The pieces of `text` in which Claude Code looks for `@imports`, in document order."""
     plain = _without_comment_blocks(text) if "<!--" in text else text
     pieces = None if plain is None else _fast_import_texts(plain)
-    yield from _lexed_import_texts(text) if pieces is None else pieces
+    yield from lexed_import_texts(text) if pieces is None else pieces
 
 
 def _fast_import_texts(plain: str) -> list[str] | None:
     """The pieces of a text without comments, found without the lexer, or None."""
-    segments = [plain] if _plain(plain) else _outside_fences(plain)
+    segments = [plain] if _plain(plain) else outside_fences(plain)
     return None if segments is None else _plain_import_texts(segments)
 
 
@@ -124,7 +125,7 @@ def _plain_import_texts(segments: list[str]) -> list[str] | None:
     return pieces
 
 
-def _outside_fences(text: str) -> list[str] | None:
+def outside_fences(text: str) -> list[str] | None:
     """The text around its fenced code blocks, if that is all the structure it has, else None.
 
     Only for fences that open and close at column 0 in a text whose rest is `_plain`: such a
@@ -153,7 +154,8 @@ def _outside_fences(text: str) -> list[str] | None:
     return segments if all(_plain(s) for s in segments) else None
 
 
-def _lexed_import_texts(text: str) -> Iterator[str]:
+def lexed_import_texts(text: str) -> Iterator[str]:
+    """`import_texts` by the block lexer alone: the reference the fast paths meet."""
     from .blocks import lex
 
     for block in lex(text):

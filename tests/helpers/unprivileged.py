@@ -1,13 +1,22 @@
 """Running a check as a user who cannot read what it is given: `nobody` when the tests run as
-root (as in CI containers), else the current user after `chmod 000`."""
+root (as in CI containers), else the current user after `chmod 000`.
+
+`nobody` may not be able to read this checkout (it can sit in a private directory), so the
+child reads the shipped policies and templates from a world-readable copy: it is given what
+it needs, and only the file under test is out of its reach. Modules are imported by the
+parent before it forks (each test runs its check once first)."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import pickle
 import select
+import shutil
 import signal
 import stat
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -15,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from assembler import resources
 
 NOBODY = 65534
 TIMEOUT = 30
@@ -44,13 +55,30 @@ def traversable(tmp_path: Path) -> Iterator[None]:
             os.chmod(directory, mode)
 
 
+@functools.cache
+def _readable_data() -> Path:
+    """The shipped data directories, copied where every user can read them (once a session)."""
+    copy = Path(tempfile.mkdtemp(prefix="ctxasm-data-"))
+    atexit.register(shutil.rmtree, copy, True)
+    for name in ("policies", "templates"):
+        shutil.copytree(resources.data_dir(name), copy / name)
+    for directory, _, files in os.walk(copy):
+        os.chmod(directory, 0o755)
+        for name in files:
+            os.chmod(os.path.join(directory, name), 0o644)
+    return copy
+
+
 def _as_nobody(fn: Callable[[], Any]) -> Any:
     """Run `fn` in a forked child with uid/gid `nobody`; return its (pickled) result."""
+    data = _readable_data()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         try:
             os.close(read_end)
+            # The child's own process only: it reads the shipped data from the copy.
+            resources.data_dir = lambda name: data / name  # type: ignore[assignment]
             os.setgroups([])
             os.setgid(NOBODY)
             os.setuid(NOBODY)

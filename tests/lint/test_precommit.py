@@ -13,9 +13,12 @@ from tests.helpers.trees import ROOT, git_init
 
 HOOK_FILES = r"(^|/)(CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|AGENTS\.md|GEMINI\.md|\.claude/CLAUDE\.md|\.claude/rules/.+\.md)$"
 
-pytestmark = pytest.mark.skipif(
-    not (ROOT / ".git").exists(), reason="try-repo needs this checkout to be a git repository"
-)
+pytestmark = [
+    pytest.mark.slow,  # the real pre-commit installs the hook into its own environment
+    pytest.mark.skipif(
+        not (ROOT / ".git").exists(), reason="try-repo needs this checkout to be a git repository"
+    ),
+]
 
 
 def _env(tmp: Path) -> dict[str, str]:

@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assembler.parsing.blocks import lex
-from assembler.parsing.imports import _IMPORT, import_tokens
+from assembler.parsing.imports import IMPORT_PATTERN, import_tokens
 from assembler.parsing.markdown import (
-    _lexed_import_texts,
-    _lexed_strip,
-    _outside_fences,
     import_texts,
+    lexed_import_texts,
+    lexed_strip,
+    outside_fences,
     strip_block_comments,
 )
 
@@ -136,17 +136,17 @@ def test_import_scanning_fast_paths_agree_with_the_lexer(lines: list[str]) -> No
     text = "\n".join(lines) + "\n"
 
     def tokens(pieces: Iterable[str]) -> list[str]:
-        return [m.group(1) for piece in pieces for m in _IMPORT.finditer(piece)]
+        return [m.group(1) for piece in pieces for m in IMPORT_PATTERN.finditer(piece)]
 
-    assert tokens(import_texts(text)) == tokens(_lexed_import_texts(text))
+    assert tokens(import_texts(text)) == tokens(lexed_import_texts(text))
 
 
 def test_text_around_fences_is_scanned_and_fences_are_not() -> None:
     text = "See @a.md\n```sh\nnpm i @b/c\n```\nthen @d.md\n~~~\n@e.md\n"
-    assert _outside_fences(text) == ["See @a.md\n", "\nthen @d.md\n"]
+    assert outside_fences(text) == ["See @a.md\n", "\nthen @d.md\n"]
     assert import_tokens(text) == ("a.md", "d.md")
     # An indented fence may belong to a list item: the lexer decides.
-    assert _outside_fences("- item\n  ```\n  @x.md\n  ```\n") is None
+    assert outside_fences("- item\n  ```\n  @x.md\n  ```\n") is None
 
 
 # Mostly plain lines, with comments: where the comment fast paths apply.
@@ -179,9 +179,9 @@ _PLAIN_LINES = (
 def test_comment_fast_paths_agree_with_the_lexer(lines: list[str], end: str) -> None:
     """Stripping and import scanning without the lexer give what lexing gives."""
     text = "\n".join(lines) + end
-    assert strip_block_comments(text) == _lexed_strip(text)
+    assert strip_block_comments(text) == lexed_strip(text)
 
     def tokens(pieces: Iterable[str]) -> list[str]:
-        return [m.group(1) for piece in pieces for m in _IMPORT.finditer(piece)]
+        return [m.group(1) for piece in pieces for m in IMPORT_PATTERN.finditer(piece)]
 
-    assert tokens(import_texts(text)) == tokens(_lexed_import_texts(text))
+    assert tokens(import_texts(text)) == tokens(lexed_import_texts(text))
