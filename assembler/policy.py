@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from . import resources
 from .clients import registry
 from .discovery.disk import Disk
 from .discovery.reader import ReadStatus
@@ -33,7 +34,6 @@ from .model import (
 )
 from .output import formats
 from .parsing.parse import toml_document
-from . import resources
 
 DEFAULT_POLICY = "claude-code"
 PROJECT_CONFIG = ".ctxasm.toml"

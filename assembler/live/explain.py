@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Unpack
 
 from .. import codes
@@ -277,53 +277,35 @@ def _candidate_row(c: _Candidate, display: str, earlier: set[str]) -> Row:
     return base._replace(skip=Skip.DUPLICATE, detail="the same file was loaded earlier")
 
 
+class _Rows:
+    """Skipped candidates and orphan skips, each once, placed by the event that gave it."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[int, Row]] = []
+        self._seen: set[tuple[object, ...]] = set()
+
+    def add(self, index: int, row: Row) -> None:
+        key = (row.file, row.status, row.skip, row.detail)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.pending.append((index, row))
+
+    def ordered(self) -> list[tuple[int, Row]]:
+        return sorted(self.pending, key=lambda item: item[0])
+
+
 def _explanation(
     assembly: Assembly,
     events: Sequence[_Event],
     attached_in: Mapping[str, int],
     rules_order: RulesOrder | None,
 ) -> Explanation:
-    display = assembly.context.display
     final = {s.path: s for s in assembly.sources}
     candidates, orphans = _candidates(events)
-    where: dict[str, int] = {}  # the event where each source in the assembly was loaded
-    pending: list[tuple[int, Row]] = []
-    earlier: set[str] = set()
-    seen_rows: set[tuple[object, ...]] = set()
-    for c in candidates:
-        source = final.get(c.path)
-        if c.skip is None and source is not None:
-            wanted = attached_in.get(c.path, 0) if source.lazy else 0
-            if c.phase == wanted and c.path not in where:
-                where[c.path] = c.index
-            earlier.add(os.path.realpath(c.path))
-            continue
-        row = _candidate_row(c, display(c.path), earlier)
-        earlier.add(os.path.realpath(c.path))
-        key = (row.file, row.status, row.skip, row.detail)
-        if key not in seen_rows:
-            seen_rows.add(key)
-            pending.append((c.index, row))
-    placeholders: dict[str, Diagnostic] = {}
-    for index, event in orphans:
-        assert event.diagnostic is not None
-        if event.path in final:
-            placeholders[event.path] = event.diagnostic
-            continue
-        row = Row(
-            None,
-            event.diagnostic.path,
-            event.path,
-            None,
-            Status.SKIPPED,
-            SKIP_CODES[event.diagnostic.code],
-            event.diagnostic.code,
-            event.diagnostic.message,
-        )
-        if (key := (row.file, row.status, row.skip, row.detail)) not in seen_rows:
-            seen_rows.add(key)
-            pending.append((index, row))
-    rows = _merge(assembly.sources, where, sorted(pending, key=lambda item: item[0]), placeholders)
+    skipped = _Rows()
+    where = _placed(candidates, final, attached_in, assembly.context.display, skipped)
+    placeholders = _orphan_rows(orphans, final, skipped)
+    rows = _merge(assembly.sources, where, skipped.ordered(), placeholders)
     rows, notes = _attach_notes(rows, assembly.diagnostics)
     layers, boundary, total = _budget(assembly)
     return Explanation(
@@ -336,6 +318,54 @@ def _explanation(
         rules_order=rules_order,
         notes=notes,
     )
+
+
+def _placed(
+    candidates: Sequence[_Candidate],
+    final: Mapping[str, Source],
+    attached_in: Mapping[str, int],
+    display: Callable[[str], str],
+    skipped: _Rows,
+) -> dict[str, int]:
+    """The event where each source in the assembly was loaded; a row for every other one."""
+    where: dict[str, int] = {}
+    earlier: set[str] = set()
+    for c in candidates:
+        source = final.get(c.path)
+        if c.skip is None and source is not None:
+            wanted = attached_in.get(c.path, 0) if source.lazy else 0
+            if c.phase == wanted and c.path not in where:
+                where[c.path] = c.index
+        else:
+            skipped.add(c.index, _candidate_row(c, display(c.path), earlier))
+        earlier.add(os.path.realpath(c.path))
+    return where
+
+
+def _orphan_rows(
+    orphans: Sequence[tuple[int, _Event]], final: Mapping[str, Source], skipped: _Rows
+) -> dict[str, Diagnostic]:
+    """Skips of no candidate: a row each, or the placeholder note of a source in the output."""
+    placeholders: dict[str, Diagnostic] = {}
+    for index, event in orphans:
+        assert event.diagnostic is not None
+        if event.path in final:
+            placeholders[event.path] = event.diagnostic
+            continue
+        skipped.add(
+            index,
+            Row(
+                None,
+                event.diagnostic.path,
+                event.path,
+                None,
+                Status.SKIPPED,
+                SKIP_CODES[event.diagnostic.code],
+                event.diagnostic.code,
+                event.diagnostic.message,
+            ),
+        )
+    return placeholders
 
 
 def _merge(

@@ -12,9 +12,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .. import resources
 from ..errors import RenderError
 from ..model import Assembled, Severity, Source
-from .. import resources
 from . import formats
 from .sections import SEPARATOR, Section, escape_content, section_text, sections
 
