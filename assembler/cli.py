@@ -503,7 +503,7 @@ def _explain_command() -> click.Command:
         "--json",
         "as_json",
         is_flag=True,
-        help="The same facts as JSON (schema in docs/explain.md).",
+        help="The same facts as JSON (schema in docs/explain-and-watch.md).",
     )
     @click.option(
         "--all", "show_all", is_flag=True, help="Also list candidate locations that do not exist."

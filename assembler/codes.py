@@ -35,7 +35,7 @@ class Code(NamedTuple):
 # Each entry is bound to a name for the code that reports it (`codes.TOO_LARGE.at(...)`).
 CATALOGUE: tuple[Code, ...] = (
     # Files that cannot be loaded.
-    (UNREADABLE := Code("CTX001", "unreadable", "cannot be read (permissions, INFO/O error): not loaded", ERROR, ERROR)),
+    (UNREADABLE := Code("CTX001", "unreadable", "cannot be read (permissions, I/O error): not loaded", ERROR, ERROR)),
     (INVALID_UTF8 := Code("CTX002", "invalid-utf8", "not valid UTF-8: loaded with replacement characters", WARNING, WARNING)),
     (BINARY := Code("CTX003", "binary", "binary (holds a NUL byte): not loaded", ERROR, ERROR)),
     (SPECIAL := Code("CTX004", "not-regular-file", "a FIFO, socket or device: never opened", ERROR, ERROR)),

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from .. import codes
 from ..clients import registry
 from ..clients.base import Client, FileKind
-from ..discovery.context import Discovery, Run, build_context
+from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, QuietObserver
 from ..discovery.locations import is_within
 from ..model import Policy
@@ -77,14 +77,16 @@ class ContextChecker:
         if cwd not in self._discoveries:
             from ..errors import AssemblerError
 
-            home, managed, environ = self.machine
             disk = Disk(self._shared_reads() if self._discoveries else None)
-            try:
-                ctx = build_context(cwd, home, managed, environ, disk)
-                run = Run(ctx, self._discovery_policy, estimate_tokens, disk)
-                found = self.client.discover(run)
-            except AssemblerError:
-                found = None
+            ctx = self.machine.context(cwd)
+            found = None
+            if ctx is not None:
+                try:
+                    found = self.client.discover(
+                        Run(ctx, self._discovery_policy, estimate_tokens, disk)
+                    )
+                except AssemblerError:
+                    found = None
             self._discoveries[cwd] = found
         return self._discoveries[cwd]
 
@@ -94,13 +96,13 @@ class ContextChecker:
             from ..assembly import run
             from ..request import Request
 
-            home, managed, environ = self.machine
+            machine = self.machine
             request = Request.of(
                 cwd,
                 policy=self.policy,
-                home=home,
-                managed_dir=managed,
-                environ=environ,
+                home=machine.home,
+                managed_dir=machine.managed_dir,
+                environ=machine.environ,
                 max_tokens=0,
             )
             self._assemblies[cwd] = run(request, observer=self._shared_reads())

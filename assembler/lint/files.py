@@ -158,12 +158,29 @@ _UNLOADABLE = {
 }
 
 
-class Machine(NamedTuple):
-    """The machine lint checks against: where `~` is, the managed directory, the environment."""
+class Machine:
+    """The machine lint checks against (where `~` is, the managed directory, the environment),
+    and the facts of each directory an agent could start in, found once per run."""
 
-    home: Path
-    managed_dir: Path
-    environ: Mapping[str, str]
+    __slots__ = ("_contexts", "environ", "home", "managed_dir")
+
+    def __init__(self, home: Path, managed_dir: Path, environ: Mapping[str, str]) -> None:
+        self.home, self.managed_dir, self.environ = home, managed_dir, environ
+        self._contexts: dict[Path, Context | None] = {}
+
+    def context(self, directory: Path) -> Context | None:
+        """The machine facts of an agent started in `directory` (None when it cannot start)."""
+        if directory not in self._contexts:
+            from ..errors import AssemblerError
+
+            try:
+                found: Context | None = build_context(
+                    directory, self.home, self.managed_dir, self.environ, Disk()
+                )
+            except AssemblerError:
+                found = None
+            self._contexts[directory] = found
+        return self._contexts[directory]
 
 
 class FileChecker:
@@ -173,7 +190,6 @@ class FileChecker:
         self.policy = policy
         self.machine = machine
         self.repo = repo
-        self._contexts: dict[Path, Context | None] = {}
         tags = {tag for _, tag in policy.tags} | {f.tag for f in policy.workspace}
         alternatives = "|".join(re.escape(t) for t in sorted(tags))
         self._closing = re.compile(rf"</\s*(?:{alternatives})\s*>", re.IGNORECASE) if tags else None
@@ -376,22 +392,10 @@ class FileChecker:
 
     # --- imports, walked by the discovery `Loader` ------------------------------------------
 
-    def _context(self, directory: Path) -> Context | None:
-        """The machine facts of an agent started in `directory` (None when it cannot start)."""
-        if directory not in self._contexts:
-            from ..errors import AssemblerError
-
-            home, managed, environ = self.machine
-            try:
-                self._contexts[directory] = build_context(directory, home, managed, environ, Disk())
-            except AssemblerError:
-                self._contexts[directory] = None
-        return self._contexts[directory]
-
     def _imports(self, info: FileInfo, parsed: Parsed, text: str, add: Add) -> None:
         """Each direct import as the client loads it started in the file's directory, with
         what its chain leads to: missing, external, not text, a directory, a cycle, too deep."""
-        context = self._context(info.load_dir)
+        context = self.machine.context(info.load_dir)
         if not parsed.imports or not self.policy.imports or context is None:
             return
         home = self.machine.home

@@ -43,7 +43,7 @@ STATUS_STYLE = {
 
 
 def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dict[str, Any]:
-    """The explanation as plain data; the schema (version 1) is documented in the README."""
+    """The explanation as plain data; the schema (version 1) is in docs/explain-and-watch.md."""
     a = explanation.assembly
     return {
         "version": SCHEMA_VERSION,

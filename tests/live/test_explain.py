@@ -1,7 +1,7 @@
 """`ctxasm explain`: every candidate in load order, why it is there, what became of it.
 
 Each status and skip reason appears on a real tree with the exact words the user reads; the
-JSON form is checked key by key against the schema the README documents; plain output (not a
+JSON form is checked key by key against the schema docs/explain-and-watch.md documents; plain output (not a
 terminal, or NO_COLOR) has no escape code, and a real terminal gets colour.
 """
 

@@ -1,0 +1,64 @@
+"""The catalogue of diagnostic codes: one table for render, explain, watch and lint."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from assembler import codes
+from assembler.cli import cli
+from assembler.model import Severity
+from tests.helpers.trees import ROOT, build, git_init, machine, run
+from tests.helpers.trees import codes as codes_of
+
+
+def test_codes_and_names_are_unique_and_well_formed() -> None:
+    entries = codes.CATALOGUE
+    assert len({e.code for e in entries}) == len(entries)
+    assert len({e.name for e in entries}) == len(entries)
+    for entry in entries:
+        assert re.fullmatch(r"CTX\d{3}", entry.code), entry
+        assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", entry.name), entry
+        assert entry.lint is not None or entry.load is not None, entry
+        assert entry.summary and "\n" not in entry.summary
+
+
+def test_render_and_lint_report_the_same_code_for_the_same_fact(tmp_path: Path) -> None:
+    """A missing import: info at load (the client skips it), a warning in lint."""
+    repo = git_init(tmp_path / "repo")
+    build(repo, {"CLAUDE.md": "See @gone.md for more."})
+    assembly = run(tmp_path, repo)
+    assert codes_of(assembly) == ["CTX201"]
+    assert assembly.diagnostics[0].severity is codes.IMPORT_MISSING.load is Severity.INFO
+    from assembler.lint import lint
+
+    found = lint(["CLAUDE.md"], base=repo, **machine(tmp_path))
+    assert [(f.code, f.severity) for f in found.findings] == [("CTX201", Severity.WARNING)]
+
+
+def test_ctxasm_codes_prints_the_catalogue() -> None:
+    text = CliRunner().invoke(cli, ["codes"], catch_exceptions=False)
+    assert text.exit_code == 0
+    lines = text.stdout.splitlines()
+    assert lines[0].split() == ["code", "lint", "load", "name", "summary"]
+    assert len(lines) == 1 + len(codes.CATALOGUE)
+    assert lines[1].split()[:4] == ["CTX001", "error", "error", "unreadable"]
+    as_json = CliRunner().invoke(cli, ["codes", "--json"], catch_exceptions=False)
+    rows = json.loads(as_json.stdout)
+    assert rows[0] == {
+        "code": "CTX001",
+        "name": "unreadable",
+        "summary": codes.UNREADABLE.summary,
+        "lint": "error",
+        "load": "error",
+    }
+    assert [r["code"] for r in rows] == [e.code for e in codes.CATALOGUE]
+
+
+def test_every_code_is_documented() -> None:
+    documented = (ROOT / "docs" / "lint.md").read_text(encoding="utf-8")
+    missing = [e.code for e in codes.CATALOGUE if f"`{e.code}`" not in documented]
+    assert missing == [], f"docs/lint.md does not list {missing}"
