@@ -79,7 +79,7 @@ class Assembly(NamedTuple):
     def touch(self, path: PathLike, *, observer: Observer | None = None) -> Assembly:
         """The assembly after the agent reads `path`: lazily loaded files appended."""
         run = Run(self.context, self.policy, self.counter, Disk(observer))
-        target = resolve_touched(path)
+        target = resolve_touched(path, run.disk)
         already = [s.path for s in self.discovered]
         added = registry.get(self.policy.client).touch(run, self.state, target, already)
         if added is None:  # this client loads nothing lazily

@@ -11,6 +11,7 @@ the `Assembler` and `ctxasm watch` follow edits to them.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tomllib
 from collections.abc import Callable, Mapping
@@ -86,9 +87,15 @@ _INT, _STR, _BOOL = (
 _LAYER = (_one_of(*_LAYERS), f"one of {', '.join(_LAYERS)}")
 _LINT_LEVELS = ("error", "warning", "info", "off")
 
+# A section's tag is an XML element name: it cannot hold spaces, `<`, `>` or be empty.
+_TAG = (
+    lambda v: isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", v) is not None,
+    "an XML name (a letter or _, then letters, digits, _ . -)",
+)
+
 _WORKSPACE_FILE: dict[str, Any] = {
     "path": _STR,
-    "tag": _STR,
+    "tag": _TAG,
     "layer": _LAYER,
     "index": _BOOL,
 }
@@ -117,7 +124,7 @@ _SCHEMA: dict[str, Any] = {
         "static_layers": (_list_of(_one_of(*_LAYERS)), f"a list of layers ({', '.join(_LAYERS)})"),
         "source_attribute": _BOOL,
     },
-    "tags": dict.fromkeys(_LAYERS, _STR),
+    "tags": dict.fromkeys(_LAYERS, _TAG),
     "workspace": {"missing": _STR, "files": [_WORKSPACE_FILE]},
     "skills": {"enabled": _BOOL},
     "lint": {
@@ -239,6 +246,7 @@ def _load_document(
     if parent in seen:
         raise PolicyError(f"{origin}: 'extends' loops back to '{parent}'; break the cycle")
     if parent.endswith(".toml"):
+        disk.saw(str(base_dir / parent))  # as named: a symlink retargeted later is seen
         parent_path = (base_dir / parent).resolve()
         parent_doc = _read_toml(parent_path, disk)
     else:
@@ -316,6 +324,7 @@ def load_policy(spec: str | os.PathLike[str], disk: Disk | None = None) -> Polic
     disk = disk or Disk()
     text = os.fspath(spec)
     if is_policy_path(text):
+        disk.saw(os.path.abspath(text))  # as named: a symlink retargeted later is seen
         path = Path(text).resolve()
         doc = _read_toml(path, disk)
         return _build(_load_document(doc, str(path), path.parent, (), disk), str(path))

@@ -63,6 +63,10 @@ class Request(NamedTuple):
             if options:
                 raise TypeError("pass options inside the Request, not beside it")
             return cwd
+        unknown = sorted(set(options) - set(Options.__annotations__))
+        if unknown:  # a TypedDict checks nothing at run time
+            known = ", ".join(Options.__annotations__)
+            raise TypeError(f"unknown option {unknown[0]!r}; the options are {known}")
         home = options.get("home")
         managed = options.get("managed_dir")
         environ = options.get("environ")

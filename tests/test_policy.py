@@ -68,6 +68,10 @@ def test_builtin_policies_load() -> None:
             "'render.format' must be one of xml, markdown, json, claude-code, anthropic, openai, not 'yaml'",
         ),
         ('discoverer = "claude-code"\n', "'discoverer' is now called 'client'; rename the key"),
+        (
+            'extends = "claude-code"\n[tags]\nproject = "x y"\n',
+            "'tags.project' must be an XML name (a letter or _, then letters, digits, _ . -), not 'x y'",
+        ),
         ("this is not toml", "invalid TOML"),
     ],
 )

@@ -34,3 +34,16 @@ def test_every_entry_point_takes_the_same_request(tmp_path: Path) -> None:
     assert explain(request).assembly.render("json") == by_request.render("json")
     kept = Assembler(repo, **machine(tmp_path)).assemble([repo / "src" / "a.ts"])
     assert kept.render("json") == by_request.render("json")
+
+
+def test_an_unknown_option_is_an_error_not_ignored(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="unknown option 'max_token'; the options are policy, "):
+        assemble(tmp_path, max_token=10, **machine(tmp_path))  # type: ignore[call-arg]
+
+
+def test_a_policy_naming_no_registered_client_is_a_policy_error(tmp_path: Path) -> None:
+    from assembler import PolicyError, load_policy
+
+    policy = load_policy("claude-code")._replace(client="cursor-9000")
+    with pytest.raises(PolicyError, match="cursor-9000: no such client"):
+        assemble(tmp_path, policy=policy, **machine(tmp_path))

@@ -8,6 +8,7 @@ of the package.
 
 from __future__ import annotations
 
+from ..errors import PolicyError
 from . import bootstrap, claude_code
 from .base import Client
 
@@ -17,8 +18,13 @@ _CLIENTS: dict[str, Client] = {
 
 
 def get(name: str) -> Client:
-    """The client called `name` (policies are checked against `names()` when they load)."""
-    return _CLIENTS[name]
+    """The client called `name` (a policy loaded from TOML was checked against `names()`; a
+    `Policy` built in code may name anything)."""
+    client = _CLIENTS.get(name)
+    if client is None:
+        known = ", ".join(_CLIENTS)
+        raise PolicyError(f"{name}: no such client; a policy's client is one of {known}")
+    return client
 
 
 def names() -> tuple[str, ...]:

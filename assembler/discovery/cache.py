@@ -14,12 +14,16 @@ tick can keep its size and times. A signature younger than that is never trusted
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 T = TypeVar("T")
-# (st_mtime_ns, st_size, st_ino, st_dev, st_ctime_ns), or the errno of a failed `stat`.
-Signature = tuple[int, int, int, int, int] | int
+# (st_mtime_ns, st_size, st_ino, st_dev, st_ctime_ns); a directory that was not listed: its
+# identity (st_ino, st_dev), since what matters in it is watched entry by entry (a log file
+# written into cwd, or git touching `.git`, must not count as a change); or the errno of a
+# failed `stat`.
+Signature = tuple[int, int, int, int, int] | tuple[int, int] | int
 
 # Times within this much of the run's start are too fresh to prove a file unchanged: one clock
 # tick of the kernel's coarse clock (<= 10 ms) with a margin, or 2 s where the filesystem keeps
@@ -28,20 +32,23 @@ FRESH_NS = 50_000_000
 FRESH_WHOLE_SECONDS_NS = 2_000_000_000
 
 
-def signature(path: str) -> Signature:
-    """The `stat` (following links) that changes whenever the file's content could have."""
+def signature(path: str, *, listed: bool = False) -> Signature:
+    """The `stat` (following links) that changes whenever the file's content could have; of a
+    directory, its identity unless its entries were `listed` (then a new entry matters)."""
     try:
         st = os.stat(path)
     except OSError as err:
         return err.errno or -1
     except ValueError:  # a NUL in the path: nothing can be there
         return -1
+    if not listed and stat.S_ISDIR(st.st_mode):
+        return (st.st_ino, st.st_dev)
     return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
 
 
 def settled(sig: Signature, since_ns: int) -> bool:
     """Whether any later change to the file is sure to change `sig` (see the module doc)."""
-    if isinstance(sig, int):
+    if isinstance(sig, int) or len(sig) == 2:
         return True
     newest = max(sig[0], sig[4])  # ctime on POSIX; mtime where ctime is the creation time
     whole = sig[0] % 1_000_000_000 == 0 and sig[4] % 1_000_000_000 == 0
@@ -50,10 +57,10 @@ def settled(sig: Signature, since_ns: int) -> bool:
 
 def unchanged(paths: Sequence[str], signatures: Sequence[Signature]) -> bool:
     """One `stat` per path, stopping at the first difference. The hot path of re-assembly."""
-    stat = os.stat
+    stat_of, is_dir = os.stat, stat.S_ISDIR
     for path, expected in zip(paths, signatures, strict=True):
         try:
-            st = stat(path)
+            st = stat_of(path)
         except OSError as err:
             if expected != err.errno:
                 return False
@@ -62,7 +69,10 @@ def unchanged(paths: Sequence[str], signatures: Sequence[Signature]) -> bool:
             if expected != -1:
                 return False
             continue
-        if expected != (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns):
+        if isinstance(expected, tuple) and len(expected) == 2:  # a directory's identity
+            if expected != (st.st_ino, st.st_dev) or not is_dir(st.st_mode):
+                return False
+        elif expected != (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns):
             return False
     return True
 

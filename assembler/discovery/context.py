@@ -65,7 +65,7 @@ def build_context(
             f"{cwd}: no such directory ({err.strerror}); pass an existing PATH"
         ) from None
     except ValueError:  # a NUL byte in the path
-        raise DiscoveryError(f"{cwd!r}: not a valid path; pass an existing PATH") from None
+        raise DiscoveryError(f"{str(cwd)!r}: not a valid path; pass an existing PATH") from None
     if not disk.is_dir(str(real)):
         raise DiscoveryError(f"{cwd}: not a directory; pass the directory the agent starts in")
     git_root = find_git_root(real, disk)

@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import codes
 from ..model import Layer, Reason, Source, Why
 from .context import Context, Discovery, Run, ancestors
+from .disk import Disk
 from .loader import Loaded, Loader
 from .rules import RuleSet, load_rules, matching_patterns
 from .settings import ClaudeSetup, exclude_matcher
@@ -40,9 +41,10 @@ def _rule_sets(ctx: Context, setup: ClaudeSetup, nested: list[Path]) -> Iterator
         yield RuleSet(rules, Layer.PROJECT, directory, False)
 
 
-def resolve_touched(path: str | os.PathLike[str]) -> Path:
-    """A touched path made absolute (relative to the process's directory) and resolved."""
-    return Path(os.path.realpath(os.path.abspath(path)))
+def resolve_touched(path: str | os.PathLike[str], disk: Disk) -> Path:
+    """A touched path made absolute (relative to the process's directory) and resolved
+    (through the run's `Disk`: what it points to is part of the result)."""
+    return Path(disk.realpath(os.path.abspath(path)))
 
 
 def touch(run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]) -> Discovery:

@@ -153,6 +153,8 @@ def lint(
     `cwd` also checks the whole context of that directory; `options` are `assemble()`'s
     (`touched` is not used: lint checks what loads at start)."""
     here = Path(os.path.abspath(base if base is not None else os.getcwd()))
+    if cwd is not None and not os.path.isdir(cwd):
+        raise LintError(f"{cwd}: no such directory; pass the directory an agent starts in to --cwd")
     request = Request.of(os.path.abspath(cwd) if cwd is not None else here, **options)
     git_root = find_git_root(request.cwd, Disk())
     policy = resolve_policy(request.policy, request.cwd, git_root or request.cwd)

@@ -105,7 +105,8 @@ def sarif(findings: Sequence[Finding]) -> str:
 def _uri(path: str) -> str:
     from urllib.parse import quote
 
-    return quote(path.replace("\\", "/"), safe="/:~-._")
+    # A file name that is not UTF-8 reaches us with surrogate escapes: give back its bytes.
+    return quote(path.replace("\\", "/"), safe="/:~-._", errors="surrogateescape")
 
 
 def render(findings: Sequence[Finding], fmt: str) -> str:

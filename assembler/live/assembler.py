@@ -63,7 +63,8 @@ class Recorder(QuietObserver):
             self.seen[path] = signature(path)
 
     def listed(self, directory: str) -> None:
-        self.saw(directory)
+        if directory not in self.listed_dirs:  # its entries matter now, not only its identity
+            self.seen[directory] = signature(directory, listed=True)
         self.listed_dirs[directory] = None
 
     def cached(self, path: str, key: Hashable, st: os.stat_result | None, compute: Compute[T]) -> T:

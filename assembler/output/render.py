@@ -149,7 +149,7 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
             "tokens": counter(text),
             "static_tokens": counter(static.rstrip("\n")),
             "chars": len(text),
-            "bytes": len(text.encode("utf-8")),
+            "bytes": len(text.encode("utf-8", "surrogatepass")),  # a file name not UTF-8
         },
         "touched": list(assembly.touched),
     }

@@ -546,3 +546,36 @@ def test_a_symlink_to_another_instruction_file_is_reported_once(tmp_path: Path) 
         ("CTX101", "AGENTS.md", 201),
         ("CTX101", "docs/CLAUDE.md", 201),
     ]
+
+
+def test_cwd_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": "text"})
+    with pytest.raises(LintError, match="nosuch: no such directory"):
+        lint(
+            cwd=tmp_path / "nosuch",
+            base=tmp_path / "repo",
+            home=tmp_path,
+            managed_dir=tmp_path,
+            environ={},
+        )
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path: Path) -> None:
+    repo = make(tmp_path, {})
+    rules = repo / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    name = os.fsdecode(b"\xfe.md")
+    (rules / name).write_text("")
+    for fmt in ("text", "json", "sarif"):
+        result = subprocess.run(
+            [
+                *(sys.executable, "-m", "assembler", "lint", f".claude/rules/{name}"),
+                *("--format", fmt, "--home", str(tmp_path / "h"), "--managed-dir", str(tmp_path)),
+            ],
+            capture_output=True,
+            cwd=repo,
+            check=False,
+        )
+        assert result.returncode == 1, result.stderr
+        assert b"CTX404" in result.stdout
+        assert b"\xfe" in result.stdout or b"%FE" in result.stdout  # the name's own byte

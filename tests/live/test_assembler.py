@@ -188,3 +188,54 @@ def test_dependencies_cover_candidates_found_or_not(tmp_path: Path, repo: Path) 
         assert str(path) in deps, path
     assert str(repo / ".claude" / "rules") in asm.dependencies.listed
     assert not any(p.startswith(str(repo / "docs") + os.sep + "x") for p in deps)
+
+
+def test_new_files_that_cannot_matter_cost_no_run(tmp_path: Path, repo: Path) -> None:
+    """A directory that was only looked at (cwd, `.git`) counts by its identity: a log file in
+    cwd, or git writing inside `.git`, is no change; a new candidate in cwd still is."""
+    cwd = repo / "src"
+    asm = Assembler(cwd, **machine(tmp_path))
+    first = settle(asm)
+    runs = asm.runs
+    (cwd / "build.log").write_text("log")
+    (repo / ".git" / "index.lock").write_text("")
+    (repo / ".git" / "index.lock").unlink()
+    assert asm.assemble() is first and asm.runs == runs
+    (cwd / "CLAUDE.local.md").write_text("Mine.")
+    assert "Mine." in asm.assemble().text and asm.runs == runs + 1
+
+
+def test_a_retargeted_policy_link_is_seen(tmp_path: Path, repo: Path) -> None:
+    build(
+        tmp_path,
+        {
+            "repo/cfg/one.toml": 'extends = "claude-code"\n[render]\nboundary = "ONE"\n',
+            "repo/cfg/two.toml": 'extends = "claude-code"\n[render]\nboundary = "TWO"\n',
+        },
+    )
+    (repo / "cfg" / "policy.toml").symlink_to("one.toml")
+    asm = Assembler(repo, policy=repo / "cfg" / "policy.toml", **machine(tmp_path))
+    assert "ONE" in settle(asm).text
+    (repo / "cfg" / "policy.toml").unlink()
+    (repo / "cfg" / "policy.toml").symlink_to("two.toml")
+    assert "TWO" in asm.assemble().text
+
+
+def test_a_retargeted_touched_link_is_seen(tmp_path: Path, repo: Path) -> None:
+    build(
+        tmp_path,
+        {
+            "repo/a/x.ts": "",
+            "repo/a/CLAUDE.md": "In a.",
+            "repo/b/x.ts": "",
+            "repo/b/CLAUDE.md": "In b.",
+        },
+    )
+    (repo / "cur").symlink_to("a")
+    touched = (repo / "cur" / "x.ts",)
+    asm = Assembler(repo, **machine(tmp_path))
+    assert "In a." in settle(asm, touched).text
+    (repo / "cur").unlink()
+    (repo / "cur").symlink_to("b")
+    again = asm.assemble(touched)
+    assert "In b." in again.text and "In a." not in again.text
