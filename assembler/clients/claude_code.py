@@ -62,7 +62,7 @@ class ClaudeCode:
 
     def discover(self, run: Run) -> Discovery:
         setup = read_setup(run.context, run.disk)
-        loader = Loader(run, exclude=exclude_matcher(setup.settings.excludes))
+        loader = Loader(run, exclude=exclude_matcher(setup.settings.excludes, run.disk))
         for path, problem in setup.settings.problems:
             loader.note(codes.SETTINGS_INVALID, path, problem)
         out = [

@@ -157,7 +157,7 @@ def external_imports_approved(global_config: Path, project_key: Path, disk: Disk
     return isinstance(entry, dict) and entry.get("hasClaudeMdExternalIncludesApproved") is True
 
 
-def exclude_matcher(patterns: tuple[str, ...]) -> Callable[[str, Layer], bool] | None:
+def exclude_matcher(patterns: tuple[str, ...], disk: Disk) -> Callable[[str, Layer], bool] | None:
     """`claudeMdExcludes`: picomatch `{dot: true}` semantics (globstar, braces) over absolute,
     `/`-separated paths, never for managed or memory files; None without patterns."""
     expanded = [p.replace("\\", "/") for p in patterns if p]
@@ -171,7 +171,7 @@ def exclude_matcher(patterns: tuple[str, ...]) -> Callable[[str, Layer], bool] |
         if pattern.startswith("/"):
             cut = min((pattern.find(c) for c in "*?{[" if c in pattern), default=len(pattern))
             directory = os.path.dirname(pattern[:cut])
-            real = os.path.realpath(directory)
+            real = disk.realpath(directory)  # a link there retargeted later is seen
             if real != directory:
                 expanded.append(real + pattern[len(directory) :])
 
