@@ -32,6 +32,11 @@ FRESH_NS = 50_000_000
 FRESH_WHOLE_SECONDS_NS = 2_000_000_000
 
 
+def of_stat(st: os.stat_result) -> Signature:
+    """The signature of a file (or a listed directory) from its `stat`."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
+
+
 def signature(path: str, *, listed: bool = False) -> Signature:
     """The `stat` (following links) that changes whenever the file's content could have; of a
     directory, its identity unless its entries were `listed` (then a new entry matters)."""
@@ -43,7 +48,7 @@ def signature(path: str, *, listed: bool = False) -> Signature:
         return -1
     if not listed and stat.S_ISDIR(st.st_mode):
         return (st.st_ino, st.st_dev)
-    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
+    return of_stat(st)
 
 
 def settled(sig: Signature, since_ns: int) -> bool:
@@ -72,7 +77,7 @@ def unchanged(paths: Sequence[str], signatures: Sequence[Signature]) -> bool:
         if isinstance(expected, tuple) and len(expected) == 2:  # a directory's identity
             if expected != (st.st_ino, st.st_dev) or not is_dir(st.st_mode):
                 return False
-        elif expected != (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns):
+        elif expected != of_stat(st):
             return False
     return True
 
@@ -109,7 +114,7 @@ class ReadCache:
                 st = os.stat(path)
             except (OSError, ValueError):  # let the computation say why (broken link, loop, ...)
                 return compute(None)
-        sig = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns)
+        sig = of_stat(st)
         entry_key = (path, key)
         self._used.add(entry_key)
         entry = self._entries.get(entry_key)

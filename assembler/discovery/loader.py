@@ -84,7 +84,8 @@ class FileRead(NamedTuple):
 
 _MISSING = Resolved("", False, False)
 
-_SKIPS = {
+# Which catalogue code a file that cannot be loaded gets (lint uses the same table).
+READ_FAILURES = {
     ReadStatus.TOO_LARGE: codes.TOO_LARGE,
     ReadStatus.BINARY: codes.BINARY,
     ReadStatus.UNREADABLE: codes.UNREADABLE,
@@ -235,7 +236,7 @@ class Loader:
         if not result.ok:
             if result.status is ReadStatus.MISSING:
                 return FileRead(None)
-            code = _SKIPS[result.status]
+            code = READ_FAILURES[result.status]
             if code is codes.DIRECTORY and what == "import":
                 code = codes.IMPORT_DIRECTORY
             return FileRead(None, ((code, self._skip_message(result, what)),))

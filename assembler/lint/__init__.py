@@ -122,10 +122,13 @@ class _Repos:
     """One `GitRepo` per repository met in a run, its file list fetched in the background."""
 
     def __init__(self) -> None:
-        self._repos: dict[Path, GitRepo | None] = {}
+        self._repos: dict[Path, GitRepo] = {}
+        self._roots: dict[Path, Path | None] = {}  # files of one directory: one walk up
 
     def of(self, directory: Path) -> GitRepo | None:
-        root = find_git_root(directory, Disk())
+        if directory not in self._roots:
+            self._roots[directory] = find_git_root(directory, Disk())
+        root = self._roots[directory]
         if root is None:
             return None
         if root not in self._repos:
@@ -135,8 +138,7 @@ class _Repos:
 
     def close(self) -> None:
         for repo in self._repos.values():
-            if repo is not None:
-                repo.close()
+            repo.close()
 
 
 def lint(

@@ -22,7 +22,7 @@ from ..clients.base import Client, FileKind, FileRole
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk
-from ..discovery.loader import Loader
+from ..discovery.loader import READ_FAILURES, Loader
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..model import Diagnostic, Layer, Policy, Severity
 from ..parsing import frontmatter as fm
@@ -80,8 +80,8 @@ def is_instruction_file(rel: str) -> bool:
 
 def classify(path: Path, shown: str, first: Client | None = None) -> FileInfo:
     """What `path` is: to `first` (the policy's client), else to another registered client."""
-    ordered = (first, *(c for c in registry.clients() if c is not first)) if first else None
-    for client in ordered or registry.clients():
+    others = tuple(c for c in registry.clients() if c is not first)
+    for client in (first, *others) if first else others:
         role = client.classify(path)
         if role is not None:
             return FileInfo(path, shown, role, client)
@@ -148,14 +148,6 @@ def _secrets(text: str) -> Iterator[tuple[int, str]]:
 
 
 # --- the checks ---------------------------------------------------------------------------
-
-_UNLOADABLE = {
-    ReadStatus.BINARY: codes.BINARY,
-    ReadStatus.SPECIAL: codes.SPECIAL,
-    ReadStatus.LOOP: codes.SYMLINK_LOOP,
-    ReadStatus.BROKEN_LINK: codes.BROKEN_SYMLINK,
-    ReadStatus.DIRECTORY: codes.DIRECTORY,
-}
 
 
 class Machine:
@@ -254,7 +246,7 @@ class FileChecker:
             )  # fmt: skip
             return
         reason = result.detail or result.status.value
-        code = _UNLOADABLE.get(result.status, codes.UNREADABLE)
+        code = READ_FAILURES.get(result.status, codes.UNREADABLE)
         add(1, 1, code, f"cannot be loaded ({reason}): make it a readable UTF-8 text file")
 
     def _size(self, info: FileInfo, text: str, size: int, add: Add) -> None:
@@ -442,9 +434,7 @@ _DIRECT_CODES = (
     codes.IMPORT_EXTERNAL,
     codes.IMPORT_NOT_TEXT,
     codes.IMPORT_DIRECTORY,
-    *_UNLOADABLE.values(),
-    codes.UNREADABLE,
-    codes.TOO_LARGE,
+    *READ_FAILURES.values(),
 )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..clients import registry
-from ..clients.base import FormatContext
+from ..clients.base import Client, FormatContext
 
 TEXT = ("xml", "markdown", "json")
 REQUESTS = ("anthropic", "openai")
@@ -22,19 +22,19 @@ def names() -> tuple[str, ...]:
     return (*TEXT, *native, *REQUESTS)
 
 
+def _owner(name: str) -> Client | None:
+    """The client whose own format `name` is (None: a generic format)."""
+    return next((c for c in registry.clients() if name in c.formats), None)
+
+
 def client_format(name: str) -> FormatContext | None:
     """The template variables of a client's own format, or None for a generic one."""
-    for client in registry.clients():
-        build = client.formats.get(name)
-        if build is not None:
-            return build
-    return None
+    owner = _owner(name)
+    return owner.formats[name] if owner is not None else None
 
 
 def template_dir(name: str) -> Path | None:
     """Where the template of a client's format is, when the client ships its own templates
     (None: the shipped `templates/`, as for every built-in client)."""
-    for client in registry.clients():
-        if name in client.formats:
-            return client.templates
-    return None
+    owner = _owner(name)
+    return owner.templates if owner is not None else None
