@@ -86,10 +86,16 @@ CATALOGUE: tuple[Code, ...] = (
     (SETTINGS_INVALID := Code("CTX701", "settings-invalid", "a settings file that cannot be used: its keys are ignored", None, WARNING)),
     (RULES_UNREADABLE := Code("CTX702", "rules-unreadable", "a rules directory that cannot be listed: its rules are not loaded", None, ERROR)),
     (RULES_LOOP := Code("CTX703", "rules-loop", "a rules directory reached again through a symlink: not re-entered", None, INFO)),
+    (RULES_LIMIT := Code("CTX704", "rules-limit", "a rules directory over the file, entry or depth limits: the rest is not loaded", None, WARNING)),
+    (LOAD_LIMIT := Code("CTX705", "load-limit", "a run that loaded 16 Mi characters of instructions: later files are not loaded", None, WARNING)),
     (SKILL_UNREADABLE := Code("CTX711", "skill-unreadable", "a SKILL.md that cannot be read: the skill is not listed", None, WARNING)),
     (SKILL_CONDITIONAL := Code("CTX712", "skill-conditional", "a skill with paths: offered only once a matching file is touched", None, INFO)),
     (SKILL_HIDDEN := Code("CTX713", "skill-hidden", "a skill with disable-model-invocation: never offered to the model", None, INFO)),
     (SKILL_DUPLICATE := Code("CTX714", "skill-duplicate", "a skill whose name is listed already: not listed again", None, INFO)),
+    # Content from outside the project.
+    (OUTSIDE_PROJECT := Code("CTX801", "outside-project", "loaded from outside the project through a symlink or an approved import", WARNING, WARNING)),
+    (OUTSIDE_HOME := Code("CTX802", "outside-project-home", "loaded from the home directory, outside the project: private files may reach the prompt", ERROR, WARNING)),
+    (CASE_FOLDED := Code("CTX803", "case-folded-import", "@import inside the working directory only when case is ignored, as the client compares", WARNING, WARNING)),
 )  # fmt: skip
 
 BY_CODE = {entry.code: entry for entry in CATALOGUE}

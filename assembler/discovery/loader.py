@@ -96,6 +96,16 @@ READ_FAILURES = {
 }
 
 
+# All the instruction text one run loads, in characters (each file is at most `skip_bytes`
+# on its own): four million tokens, far past any model's window, and bounded memory.
+RUN_TEXT_CHARS = 16 * 1024 * 1024
+
+
+def within(path: str, directory: str) -> bool:
+    """Whether normalized absolute `path` is `directory` or below it, case and all."""
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
 class Loader:
     """Mutable state of one discovery run (never passed between stages)."""
 
@@ -106,8 +116,10 @@ class Loader:
         "_home",
         "_real_dirs",
         "_resolved",
+        "_root",
         "_switches",
         "_tags",
+        "_text_left",
         "counter",
         "ctx",
         "deferred",
@@ -148,6 +160,8 @@ class Loader:
             content.strip_frontmatter, content.strip_html_comments, policy.imports
         )
         self._home, self._cwd = str(ctx.home), str(ctx.cwd)
+        self._root = str(ctx.project_root)
+        self._text_left = RUN_TEXT_CHARS
 
     def display(self, path: str) -> str:
         """`Context.display`, remembered: a path is shown the same way all run long."""
@@ -229,7 +243,18 @@ class Loader:
         got = self.disk.cached(path, key, st, lambda st: self._read(path, what, st))
         for code, message in got.notes:
             self.note(code, path, message)
-        return got.parsed
+        parsed = got.parsed
+        if parsed is not None:
+            if len(parsed.text) > self._text_left:
+                self.note(
+                    codes.LOAD_LIMIT,
+                    path,
+                    f"{what} not loaded: this run has loaded {RUN_TEXT_CHARS:,} characters of "
+                    "instructions already; look for imports or links that pull in large trees",
+                )
+                return None
+            self._text_left -= len(parsed.text)
+        return parsed
 
     def _read(self, path: str, what: str, st: os.stat_result | None) -> FileRead:
         result = self.disk.read(path, self.policy.limits.skip_bytes, st)
@@ -288,8 +313,14 @@ class Loader:
         depth: int = 0,
         chain: tuple[str, ...] = (),
         lazy: bool = False,
+        found_in: str | None = None,
     ) -> list[Loaded]:
-        """The file and (depth-first, right after it) what it imports; [] when skipped."""
+        """The file and (depth-first, right after it) what it imports; [] when skipped.
+
+        `found_in`: where the file was found as the repository names it (a rules directory
+        for a rule, whose path is already its real one; else `path` itself). A file found in
+        the project whose real path is not in it is loaded, as the client does, and reported.
+        """
         self.trace(path, layer, reason)
         norm = os.path.normpath(path)
         if not self._admit(path, norm, layer, depth, chain):
@@ -298,16 +329,41 @@ class Loader:
         self.processed.add(norm)
         if is_link:
             self.processed.add(os.path.normpath(resolved))
+        if not depth:
+            found_in = os.path.normpath(found_in or path)
+        from_project = found_in is not None and within(found_in, self._root)
         parsed = self._readable(path, exists, depth, chain, st)
         if parsed is None:
             return []
+        if from_project and not within(os.path.normpath(resolved), self._root):
+            self._note_outside(path, resolved, depth)
         source = self._source(path, layer, reason, parsed, lazy)
         out = [Loaded(source, parsed.globs)]
         imports = resolve_imports(parsed.imports, os.path.dirname(resolved), self._home)
         out += self.load_imports(
-            source.display, imports, layer, include_external, depth + 1, (*chain, norm), lazy
+            source.display,
+            imports,
+            layer,
+            include_external,
+            depth + 1,
+            (*chain, norm),
+            lazy,
+            found_in=found_in if from_project else None,
         )
         return out
+
+    def _note_outside(self, path: str, real: str, depth: int) -> None:
+        """Content the repository reaches outside itself for: loaded, and said so."""
+        what = "import" if depth else "file"
+        home = within(real, self._home)
+        code = codes.OUTSIDE_HOME if home else codes.OUTSIDE_PROJECT
+        where = "your home directory" if home else "outside the project"
+        self.note(
+            code,
+            path,
+            f"{what} is loaded from {where}: {self.display(real)}; the client loads it too: "
+            "make sure it belongs in the prompt, or remove the link",
+        )
 
     def _admit(
         self, path: str, norm: str, layer: Layer, depth: int, chain: tuple[str, ...]
@@ -410,9 +466,12 @@ class Loader:
         depth: int,
         chain: tuple[str, ...],
         lazy: bool = False,
+        *,
+        found_in: str | None = None,
     ) -> list[Loaded]:
         """Each `(token, target)` imported by `importer` (as displayed), at `depth`, in order.
-        A target outside cwd is dropped unless `include_external`."""
+        A target outside cwd is dropped unless `include_external`. `found_in`: where the
+        importing chain started, when that is in the project (see `load`)."""
         out: list[Loaded] = []
         for token, target in imports:
             child = Reason(
@@ -421,7 +480,8 @@ class Loader:
                 parent=importer,
                 depth=depth,
             )
-            if not include_external and not is_within(target, self._cwd):
+            inside = is_within(target, self._cwd)
+            if not include_external and not inside:
                 self.trace(target, layer, child)
                 self.note(
                     codes.IMPORT_EXTERNAL,
@@ -430,7 +490,35 @@ class Loader:
                     "the client drops it unless external imports are approved in ~/.claude.json",
                 )
                 continue
+            if inside and not self._inside_cwd(target):
+                self.note(
+                    codes.CASE_FOLDED,
+                    target,
+                    f"@{token} in {importer} is inside the working directory only when case is "
+                    "ignored; the client compares that way and loads it, but on this filesystem "
+                    "it is outside: fix the case of the path",
+                )
             out += self.load(
-                target, layer, child, include_external, depth=depth, chain=chain, lazy=lazy
+                target,
+                layer,
+                child,
+                include_external,
+                depth=depth,
+                chain=chain,
+                lazy=lazy,
+                found_in=found_in,
             )
         return out
+
+    def _inside_cwd(self, target: str) -> bool:
+        """Whether `target` is below cwd as this filesystem sees it: by name, or by a
+        case-variant of cwd that is the same directory (a case-insensitive filesystem)."""
+        norm = os.path.normpath(target)
+        if within(norm, self._cwd):
+            return True
+        depth = self._cwd.rstrip(os.sep).count(os.sep)
+        variant = os.sep.join(norm.split(os.sep)[: depth + 1]) or os.sep
+        try:
+            return os.path.samestat(self.disk.stat(variant), self.disk.stat(self._cwd))
+        except (OSError, ValueError):
+            return False

@@ -29,60 +29,104 @@ class RuleSet(NamedTuple):
     include_external: bool
 
 
+# A rules directory is walked with these bounds (the client has none: a link to `/` in
+# `.claude/rules` reads the whole machine). What is past them is reported, not loaded.
+RULES_MAX_FILES = 1000  # `*.md` files yielded from one rules directory
+RULES_MAX_ENTRIES = 20_000  # directory entries looked at while walking it
+RULES_MAX_DEPTH = 64  # directories nested below it
+
+
 def rule_files(loader: Loader, directory: str, layer: Layer) -> Iterator[str]:
-    """Every `*.md` path under `directory`, in the policy's order, each loop entered once."""
+    """Every `*.md` path under `directory`, in the policy's order, each loop entered once.
+
+    Depth first, a subdirectory at the position where it appears, without recursion (the
+    depth of a tree is the repository's choice) and within the `RULES_MAX_*` bounds.
+    """
     visited: set[str] = set()
-    yield from _walk(loader, directory, visited, layer)
+    top = _list(loader, directory, visited)
+    if top is None:
+        return
+    stack: list[tuple[str, Iterator[os.DirEntry[str]]]] = [(directory, iter(top))]
+    looked = found = 0
+    while stack:
+        parent, entries = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
+        looked += 1
+        if looked > RULES_MAX_ENTRIES:
+            _note_limit(loader, directory, f"over {RULES_MAX_ENTRIES:,} entries")
+            return
+        entry_path = os.path.join(parent, entry.name)
+        real, is_link, _, _ = loader.resolve(entry_path)
+        try:
+            is_dir = os.path.isdir(real) if is_link else entry.is_dir(follow_symlinks=False)
+            is_file = os.path.isfile(real) if is_link else entry.is_file(follow_symlinks=False)
+        except (OSError, ValueError):
+            continue
+        if is_dir:
+            if len(stack) > RULES_MAX_DEPTH:
+                _note_limit(loader, entry_path, f"nested over {RULES_MAX_DEPTH} directories deep")
+                continue
+            listing = _list(loader, real, visited)
+            if listing is not None:
+                stack.append((real, iter(listing)))
+        elif is_file and entry.name.endswith(".md"):
+            found += 1
+            if found > RULES_MAX_FILES:
+                _note_limit(loader, directory, f"over {RULES_MAX_FILES:,} rule files")
+                return
+            yield real
+        elif entry.name.endswith(".md"):
+            _note_unusable_rule(loader, entry_path, layer)
 
 
-def _walk(loader: Loader, directory: str, visited: set[str], layer: Layer) -> Iterator[str]:
+def _note_limit(loader: Loader, path: str, what: str) -> None:
+    loader.note(
+        codes.RULES_LIMIT,
+        path,
+        f"rules directory {what}; the rest is not loaded (the client would read on): "
+        "check for a symlink to a large directory",
+    )
+
+
+def _list(loader: Loader, directory: str, visited: set[str]) -> list[os.DirEntry[str]] | None:
+    """The entries of a rules directory not entered before, in the policy's order."""
     if directory in visited:
         loader.note(
             codes.RULES_LOOP,
             directory,
             "rules directory reached again through a symlink; not re-entered",
         )
-        return
+        return None
     resolved, is_link, exists, _ = loader.resolve(directory)
     if not exists:
-        return
+        return None
     visited.add(directory)
     if is_link:
         visited.add(resolved)
     try:
         entries = loader.disk.scandir(resolved)
     except NotADirectoryError:
-        return
+        return None
     except PermissionError:
         loader.note(
             codes.RULES_UNREADABLE,
             directory,
             "rules directory cannot be listed; fix its permissions",
         )
-        return
+        return None
     except OSError as err:
         loader.note(
             codes.RULES_UNREADABLE,
             directory,
             f"rules directory cannot be listed ({err.strerror})",
         )
-        return
+        return None
     if loader.policy.rules_order is RulesOrder.NAME:
         entries.sort(key=lambda e: e.name)
-    for entry in entries:
-        entry_path = os.path.join(directory, entry.name)
-        real, is_link, _, _ = loader.resolve(entry_path)
-        try:
-            is_dir = os.path.isdir(real) if is_link else entry.is_dir(follow_symlinks=False)
-            is_file = os.path.isfile(real) if is_link else entry.is_file(follow_symlinks=False)
-        except OSError:
-            continue
-        if is_dir:
-            yield from _walk(loader, real, visited, layer)
-        elif is_file and entry.name.endswith(".md"):
-            yield real
-        elif entry.name.endswith(".md"):
-            _note_unusable_rule(loader, entry_path, layer)
+    return entries
 
 
 def _note_unusable_rule(loader: Loader, path: str, layer: Layer) -> None:
@@ -118,7 +162,9 @@ def load_rules(
     for path in rule_files(loader, rules.directory, rules.layer):
         if reason is None:
             reason = Reason(why, f"rule in {loader.display(rules.directory)}{context}")
-        loaded = loader.load(path, rules.layer, reason, rules.include_external, lazy=lazy)
+        loaded = loader.load(
+            path, rules.layer, reason, rules.include_external, lazy=lazy, found_in=rules.directory
+        )
         for item in loaded:
             if (item.globs is not None) == conditional:
                 out.append(item)

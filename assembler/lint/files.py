@@ -22,7 +22,7 @@ from ..clients.base import Client, FileKind, FileRole
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk
-from ..discovery.loader import READ_FAILURES, Loader
+from ..discovery.loader import READ_FAILURES, Loader, within
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..model import Diagnostic, Layer, Policy, Severity
 from ..parsing import frontmatter as fm
@@ -194,6 +194,7 @@ class FileChecker:
             out.append(Finding(info.shown, line, col, code.code, message))
 
         self._placement(info, add)
+        self._outside(info, add)
         result = read_text(str(info.path), max(self.policy.limits.skip_bytes, 1))
         if not result.ok:
             self._unloadable(result, add)
@@ -382,6 +383,22 @@ class FileChecker:
                     f"glob '{pattern}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
                 )  # fmt: skip
 
+    def _outside(self, info: FileInfo, add: Add) -> None:
+        """A file of the project that is a symlink to a file outside it (CTX801/CTX802)."""
+        context = self.machine.context(info.load_dir)
+        if context is None or info.kind is FileKind.OTHER:
+            return
+        root, shown = str(context.project_root), os.path.normpath(info.path)
+        real = os.path.realpath(info.path)
+        if not within(shown, root) or within(real, root):
+            return
+        home = within(real, str(self.machine.home))
+        add(
+            1, 1, codes.OUTSIDE_HOME if home else codes.OUTSIDE_PROJECT,
+            f"links to {real}, {'in your home directory' if home else 'outside the project'}: "
+            "the client loads it into the prompt; copy what belongs here into the repository",
+        )  # fmt: skip
+
     # --- imports, walked by the discovery `Loader` ------------------------------------------
 
     def _imports(self, info: FileInfo, parsed: Parsed, text: str, add: Add) -> None:
@@ -401,7 +418,15 @@ class FileChecker:
         chain = (os.path.normpath(real),)
         for token, target in resolve_imports(parsed.imports, os.path.dirname(real), str(home)):
             before = len(loader.diagnostics)
-            loader.load_imports(info.shown, [(token, target)], layer, include_external, 1, chain)
+            loader.load_imports(
+                info.shown,
+                [(token, target)],
+                layer,
+                include_external,
+                1,
+                chain,
+                found_in=os.path.normpath(info.path),
+            )
             line, col = _position(text, token)
             shown = loader.display(target)
             for message, code in _import_findings(
@@ -427,7 +452,13 @@ def _import_findings(
             yield message, code
 
 
-_CHAIN_CODES = (codes.IMPORT_CYCLE, codes.IMPORT_TOO_DEEP)
+_CHAIN_CODES = (
+    codes.IMPORT_CYCLE,
+    codes.IMPORT_TOO_DEEP,
+    codes.OUTSIDE_PROJECT,
+    codes.OUTSIDE_HOME,
+    codes.CASE_FOLDED,
+)
 _DIRECT_CODES = (
     *_CHAIN_CODES,
     codes.IMPORT_MISSING,

@@ -169,6 +169,25 @@ CASES: dict[str, tuple[Files, Files, str]] = {
         {"repo/CLAUDE.md": "mention <project_instructions> only\n"},
         "CLAUDE.md",
     ),
+    "CTX801": (
+        {"elsewhere/notes.md": "Shared notes.\n", "repo/CLAUDE.md": Link("../elsewhere/notes.md")},
+        {"repo/notes.md": "Shared notes.\n", "repo/CLAUDE.md": Link("notes.md")},
+        "CLAUDE.md",
+    ),
+    "CTX802": (
+        {
+            "home/.ssh/key.md": "not for the prompt\n",
+            "repo/CLAUDE.md": "See @docs/key.md\n",
+            "repo/docs": Link("../home/.ssh"),
+        },
+        {"repo/CLAUDE.md": "See @docs/key.md\n", "repo/docs/key.md": "in the tree\n"},
+        "CLAUDE.md",
+    ),
+    "CTX803": (
+        {"repo/case/CLAUDE.md": "See @../CASE/x.md\n", "repo/CASE/x.md": "x\n"},
+        {"repo/case/CLAUDE.md": "See @../case/x.md\n", "repo/case/x.md": "x\n"},
+        "case/CLAUDE.md",
+    ),
 }
 
 

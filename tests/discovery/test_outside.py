@@ -1,0 +1,154 @@
+"""Content from outside the project: loaded as the client loads it, and reported every time
+(issue: hostile repositories). Also the bounds on rules directories and on a whole run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from assembler.discovery import loader, rules
+from tests.helpers.trees import Link, build, codes, git_init, run
+
+
+def _warnings(assembly: object, code: str) -> list[str]:
+    return [d.path for d in assembly.diagnostics if d.code == code]  # type: ignore[attr-defined]
+
+
+def test_a_symlinked_claude_md_outside_the_project_loads_and_is_reported(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path, {"shared/notes.md": "shared notes", "repo/CLAUDE.md": Link("../shared/notes.md")}
+    )
+    a = run(tmp_path, "repo")
+    assert [s.content for s in a.sources] == ["shared notes"]
+    assert _warnings(a, "CTX801") == ["CLAUDE.md"]
+    assert "outside the project" in a.diagnostics[0].message
+    assert str(tmp_path / "shared" / "notes.md") in a.diagnostics[0].message
+
+
+def test_a_target_in_the_home_directory_is_its_own_code(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {"home/.ssh/id_rsa.md": "PRIVATE KEY", "repo/CLAUDE.md": Link("../home/.ssh/id_rsa.md")},
+    )
+    a = run(tmp_path, "repo")
+    assert [s.content for s in a.sources] == ["PRIVATE KEY"]  # the client loads it too
+    assert codes(a) == ["CTX802"]
+
+
+def test_a_rules_directory_linked_outside_reports_every_rule(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "outside/a.md": "rule a",
+            "outside/b.md": "rule b",
+            "repo/.claude/rules": Link("../../outside"),
+        },
+    )
+    a = run(tmp_path, "repo")
+    assert sorted(s.content for s in a.sources) == ["rule a", "rule b"]
+    assert sorted(_warnings(a, "CTX801")) == [
+        str(tmp_path / "outside" / n) for n in ("a.md", "b.md")
+    ]
+
+
+def test_an_import_through_a_symlinked_directory_loads_and_is_reported(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "outside/docs/guide.md": "the guide",
+            "repo/CLAUDE.md": "See @docs/guide.md",
+            "repo/docs": Link("../outside/docs"),
+        },
+    )
+    a = run(tmp_path, "repo")
+    assert [s.content for s in a.sources] == ["See @docs/guide.md", "the guide"]
+    assert codes(a) == ["CTX801"]
+
+
+def test_links_inside_the_project_and_ancestor_files_are_not_reported(tmp_path: Path) -> None:
+    git_init(tmp_path / "parent/repo")
+    build(
+        tmp_path,
+        {
+            "parent/CLAUDE.md": "the user's own file above the repository",
+            "parent/repo/AGENTS.md": "agents",
+            "parent/repo/CLAUDE.md": Link("AGENTS.md"),
+        },
+    )
+    a = run(tmp_path, "parent/repo")
+    assert len(a.sources) == 2
+    assert codes(a) == []
+
+
+def test_a_case_folded_import_loads_like_the_client_and_is_reported(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/case/CLAUDE.md": "See @../CASE/x.md", "repo/CASE/x.md": "cased"})
+    a = run(tmp_path, "repo/case")
+    assert [s.content for s in a.sources] == ["See @../CASE/x.md", "cased"]
+    assert codes(a) == ["CTX803"]
+
+
+def test_a_link_to_the_root_in_rules_stops_at_the_limits(tmp_path: Path) -> None:
+    """The client reads the whole machine; we stop and say so, within seconds and memory."""
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "hi", "repo/.claude/rules/root": Link("/")})
+    script = (
+        "import sys; from assembler import assemble\n"
+        f"a = assemble({str(tmp_path / 'repo')!r}, home={str(tmp_path / 'home')!r}, "
+        f"managed_dir={str(tmp_path / 'm')!r}, environ={{}})\n"
+        "print(sum(len(s.content) for s in a.sources), sorted({d.code for d in a.diagnostics}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    total, found = done.stdout.split(" ", 1)
+    assert int(total) <= loader.RUN_TEXT_CHARS
+    assert "CTX801" in found or "CTX704" in found
+
+
+def test_rules_directory_bounds(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    many = {
+        f"repo/.claude/rules/r{i:04d}.md": f"rule {i}" for i in range(rules.RULES_MAX_FILES + 5)
+    }
+    deep = "repo/.claude/rules/" + "d/" * (rules.RULES_MAX_DEPTH + 3) + "deep.md"
+    build(tmp_path, {**many, deep: "too deep"})
+    a = run(tmp_path, "repo")
+    assert len(a.sources) == rules.RULES_MAX_FILES
+    assert "too deep" not in [s.content for s in a.sources]
+    limits = [d.message for d in a.diagnostics if d.code == "CTX704"]
+    assert any("deep" in m for m in limits) and any("rule files" in m for m in limits)
+
+
+def test_a_rules_tree_deeper_than_the_recursion_limit_is_walked_without_recursion(
+    tmp_path: Path,
+) -> None:
+    git_init(tmp_path / "repo")
+    rules_dir = tmp_path / "repo/.claude/rules"
+    rules_dir.mkdir(parents=True)
+    (rules_dir / "top.md").write_text("top")
+    deep = rules_dir
+    for _ in range(sys.getrecursionlimit() + 100):
+        deep = deep / "d"
+        os.mkdir(deep)
+    a = run(tmp_path, "repo")
+    assert [s.content for s in a.sources] == ["top"]
+    assert "CTX704" in codes(a)
+
+
+def test_a_run_loads_a_bounded_amount_of_text(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    per_file = 3 * 1024 * 1024
+    count = loader.RUN_TEXT_CHARS // per_file + 2
+    files = {f"repo/big{i}.md": "x" * per_file for i in range(count)}
+    imports = " ".join(f"@big{i}.md" for i in range(count))
+    build(tmp_path, {**files, "repo/CLAUDE.md": imports})
+    a = run(tmp_path, "repo")
+    assert sum(len(s.raw) for s in a.sources) <= loader.RUN_TEXT_CHARS
+    assert "CTX705" in codes(a)
