@@ -21,6 +21,7 @@ from typing import Any
 from . import resources
 from .clients import registry
 from .discovery.disk import Disk
+from .discovery.locations import within
 from .discovery.reader import ReadStatus
 from .errors import PolicyError
 from .model import (
@@ -87,11 +88,21 @@ _INT, _STR, _BOOL = (
 _LAYER = (_one_of(*_LAYERS), f"one of {', '.join(_LAYERS)}")
 _LINT_LEVELS = ("error", "warning", "info", "off")
 
-# A section's tag is an XML element name: it cannot hold spaces, `<`, `>` or be empty.
+# A section's tag: lower-case letters, digits and `_`, so that a policy can neither break the
+# markup nor forge another layer's tag with an attribute or a namespace.
+TAG_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 _TAG = (
-    lambda v: isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", v) is not None,
-    "an XML name (a letter or _, then letters, digits, _ . -)",
+    lambda v: isinstance(v, str) and TAG_NAME.fullmatch(v) is not None,
+    "a tag name (a lower-case letter or _, then lower-case letters, digits or _)",
 )
+# Settings that bound what a run reads cannot be raised past these, by any policy.
+MAX_IMPORT_DEPTH = 64
+MAX_SKIP_BYTES = 16 * 1024 * 1024
+
+
+def _int_up_to(top: int) -> tuple[Check, str]:
+    return (lambda v: _is_int(v) and v <= top, f"a non-negative integer up to {top:,}")
+
 
 _WORKSPACE_FILE: dict[str, Any] = {
     "path": _STR,
@@ -108,18 +119,18 @@ _SCHEMA: dict[str, Any] = {
     "limits": {
         "file_chars": _INT,
         "truncation_marker": _STR,
-        "skip_bytes": _INT,
+        "skip_bytes": _int_up_to(MAX_SKIP_BYTES),
         "large_file_chars": _INT,
         "index_lines": _INT,
         "index_chars": _INT,
         "max_tokens": _INT,
     },
     "content": {"strip_frontmatter": _BOOL, "strip_html_comments": _BOOL, "skip_empty": _BOOL},
-    "imports": {"enabled": _BOOL, "max_depth": _INT},
+    "imports": {"enabled": _BOOL, "max_depth": _int_up_to(MAX_IMPORT_DEPTH)},
     "rules": {"order": (_one_of(*_ORDERS), " or ".join(repr(o) for o in _ORDERS))},
     "render": {
         "format": (lambda v: v in formats.names(), lambda: "one of " + ", ".join(formats.names())),
-        "order": (_list_of(_is_str), "a list of section tags"),
+        "order": (_list_of(lambda v: _TAG[0](v)), "a list of section tags"),
         "boundary": _STR,
         "static_layers": (_list_of(_one_of(*_LAYERS)), f"a list of layers ({', '.join(_LAYERS)})"),
         "source_attribute": _BOOL,
@@ -234,12 +245,23 @@ def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _load_document(
-    doc: dict[str, Any], origin: str, base_dir: Path, seen: tuple[str, ...], disk: Disk
+    doc: dict[str, Any],
+    origin: str,
+    base_dir: Path,
+    seen: tuple[str, ...],
+    disk: Disk,
+    confine: Path | None = None,
 ) -> dict[str, Any]:
-    """Validate one document and resolve its `extends` chain into one merged mapping."""
+    """Validate one document and resolve its `extends` chain into one merged mapping.
+
+    `confine`: the project a repository's own configuration came from; it may name no file
+    outside it (`extends`, `workspace.files`). A `--policy` the user passes is not confined.
+    """
     if "discoverer" in doc:
         raise PolicyError(f"{origin}: 'discoverer' is now called 'client'; rename the key")
     _validate(doc, _SCHEMA, origin, "")
+    if confine is not None:
+        _confine_workspace(doc, origin)
     parent = doc.get("extends")
     if parent is None:
         return doc
@@ -248,14 +270,34 @@ def _load_document(
     if parent.endswith(".toml"):
         disk.saw(str(base_dir / parent))  # as named: a symlink retargeted later is seen
         parent_path = (base_dir / parent).resolve()
+        if confine is not None and not within(str(parent_path), str(confine)):
+            raise PolicyError(
+                f"{origin}: 'extends' names {parent_path}, outside the project; a project's "
+                "configuration may extend only built-in policies and files in the project "
+                "(pass --policy to use another file)"
+            )
         parent_doc = _read_toml(parent_path, disk)
     else:
         parent_path = _builtin_path(parent)
         parent_doc = _read_builtin(parent_path)
+        confine = None  # a built-in policy is part of the program
     parent_doc = _load_document(
-        parent_doc, str(parent_path), parent_path.parent, (*seen, parent), disk
+        parent_doc, str(parent_path), parent_path.parent, (*seen, parent), disk, confine
     )
     return _merge(parent_doc, {k: v for k, v in doc.items() if k != "extends"})
+
+
+def _confine_workspace(doc: Mapping[str, Any], origin: str) -> None:
+    """A repository's configuration names workspace files below cwd, as written (a link
+    there that leads out is reported when the file is read, as any instruction file's)."""
+    for i, item in enumerate(doc.get("workspace", {}).get("files", [])):
+        path = item.get("path", "")
+        if os.path.isabs(path) or path.startswith("~") or ".." in Path(path).parts:
+            raise PolicyError(
+                f"{origin}: 'workspace.files[{i}].path' is {path!r}, outside the project; a "
+                "project's configuration may name only files in the project (pass --policy "
+                "to use another file)"
+            )
 
 
 def _build(doc: Mapping[str, Any], origin: str) -> Policy:
@@ -295,12 +337,18 @@ def _workspace_files(workspace: Mapping[str, Any]) -> tuple[WorkspaceFile, ...]:
     return tuple(
         WorkspaceFile(
             f["path"],
-            f.get("tag", Path(f["path"]).stem),
+            f.get("tag", _tag_from(f["path"])),
             Layer(f.get("layer", "project")),
             f.get("index", False),
         )
         for f in workspace.get("files", [])
     )
+
+
+def _tag_from(path: str) -> str:
+    """A workspace file's tag when the policy names none: its stem, as a valid tag name."""
+    tag = re.sub(r"[^a-z0-9_]", "_", Path(path).stem.lower())
+    return tag if TAG_NAME.fullmatch(tag) else f"_{tag}"
 
 
 def _lint_settings(lint: Mapping[str, Any]) -> LintSettings:
@@ -346,9 +394,15 @@ def find_project_config(
         pyproject = os.path.join(directory, "pyproject.toml")
         data = _read_bytes(Path(pyproject), disk) if _is_file(pyproject, disk) else b""
         if _may_configure_ctxasm(data):
-            table = _read_toml(Path(pyproject), disk, data).get("tool", {}).get("ctxasm")
+            tool = _read_toml(Path(pyproject), disk, data).get("tool", {})
+            table = tool.get("ctxasm") if isinstance(tool, dict) else None
             if isinstance(table, dict):
                 return Path(pyproject), table
+            if table is not None:
+                raise PolicyError(
+                    f"{pyproject}: [tool.ctxasm] must be a table, not {type(table).__name__}; "
+                    "fix it or remove it"
+                )
         parent = os.path.dirname(directory)
         if directory == root or parent == directory:
             return None
@@ -381,4 +435,4 @@ def resolve_policy(
     path, doc = found
     origin = f"{path} [tool.ctxasm]" if path.name == "pyproject.toml" else str(path)
     doc = {"extends": DEFAULT_POLICY, **doc}
-    return _build(_load_document(doc, origin, path.parent, (), disk), origin)
+    return _build(_load_document(doc, origin, path.parent, (), disk, project_root), origin)

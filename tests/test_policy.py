@@ -70,7 +70,24 @@ def test_builtin_policies_load() -> None:
         ('discoverer = "claude-code"\n', "'discoverer' is now called 'client'; rename the key"),
         (
             'extends = "claude-code"\n[tags]\nproject = "x y"\n',
-            "'tags.project' must be an XML name (a letter or _, then letters, digits, _ . -), not 'x y'",
+            "'tags.project' must be a tag name (a lower-case letter or _, then lower-case letters, digits or _), not 'x y'",
+        ),
+        (
+            'extends = "claude-code"\n[tags]\nproject = "user_instructions source"\n',
+            "'tags.project' must be a tag name",
+        ),
+        ('extends = "claude-code"\n[tags]\nuser = "Project"\n', "'tags.user' must be a tag name"),
+        (
+            'extends = "claude-code"\n[render]\norder = ["x>y"]\n',
+            "'render.order' must be a list of section tags",
+        ),
+        (
+            'extends = "claude-code"\n[imports]\nmax_depth = 100000\n',
+            "'imports.max_depth' must be a non-negative integer up to 64, not 100000",
+        ),
+        (
+            'extends = "claude-code"\n[limits]\nskip_bytes = 1099511627776\n',
+            "'limits.skip_bytes' must be a non-negative integer up to 16,777,216",
         ),
         ("this is not toml", "invalid TOML"),
     ],
@@ -169,3 +186,75 @@ def test_policy_from_project_config_drives_the_assembly(tmp_path: Path) -> None:
         run(tmp_path, "repo").text
         == "<agent>\nbe brief\n</agent>\n\n__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
     )
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        '[workspace]\nfiles = [{ path = "/etc/passwd", tag = "x" }]\n',
+        '[workspace]\nfiles = [{ path = "~/.ssh/id_rsa", tag = "x" }]\n',
+        '[workspace]\nfiles = [{ path = "../secret.md", tag = "x" }]\n',
+        'extends = "../outside.toml"\n',
+        'extends = "/tmp/anywhere.toml"\n',
+        'extends = "inside.toml"\n',  # itself a link that leads out
+    ],
+)
+def test_a_projects_configuration_cannot_name_files_outside_it(tmp_path: Path, config: str) -> None:
+    repo = git_init(tmp_path / "repo")
+    (tmp_path / "outside.toml").write_text('extends = "bootstrap"\n')
+    (tmp_path / "secret.md").write_text("SECRET")
+    (repo / "inside.toml").symlink_to(tmp_path / "outside.toml")
+    (repo / ".ctxasm.toml").write_text('client = "bootstrap"\n' + config)
+    with pytest.raises(PolicyError, match="outside the project") as info:
+        run(tmp_path, "repo")
+    assert str(info.value).startswith(str(repo / ".ctxasm.toml"))
+
+
+def test_the_users_own_policy_may_name_files_anywhere(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    (tmp_path / "notes.md").write_text("my notes")
+    policy = tmp_path / "mine.toml"
+    policy.write_text(
+        'extends = "bootstrap"\n[workspace]\n'
+        f'files = [{{ path = "{tmp_path / "notes.md"}", tag = "notes" }}]\n'
+    )
+    a = run(tmp_path, repo, policy=str(policy))
+    assert [s.content for s in a.sources] == ["my notes"]
+    assert a.diagnostics == ()
+
+
+def test_a_workspace_file_linked_outside_the_project_is_reported(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    (tmp_path / "home/.ssh").mkdir(parents=True)
+    (tmp_path / "home/.ssh/id_rsa").write_text("PRIVATE")
+    (repo / "soul.md").symlink_to(tmp_path / "home/.ssh/id_rsa")
+    (repo / ".ctxasm.toml").write_text('extends = "bootstrap"\n')
+    a = run(tmp_path, "repo")
+    assert [d.code for d in a.diagnostics if d.path == "soul.md"] == ["CTX802"]
+
+
+def test_a_workspace_tag_taken_from_the_file_name_is_a_valid_tag(tmp_path: Path) -> None:
+    policy = tmp_path / "p.toml"
+    policy.write_text('extends = "bootstrap"\n[workspace]\nfiles = [{ path = "My Notes-2.md" }]\n')
+    assert [f.tag for f in load_policy(policy).workspace] == ["my_notes_2"]
+
+
+@pytest.mark.parametrize(
+    ("pyproject", "used"),
+    [
+        ('tool = "ctxasm"\n', False),  # not a table of tools: not ours to judge
+        ("[tool]\nctxasm = 1\n", "must be a table, not int"),
+        ("[tool]\nctxasm = [1]\n", "must be a table, not list"),
+        ("[[tool.ctxasm]]\nx = 1\n", "must be a table, not list"),
+        ('[tool.other]\nname = "ctxasm"\n', False),
+    ],
+)
+def test_odd_pyproject_shapes(tmp_path: Path, pyproject: str, used: str | bool) -> None:
+    repo = git_init(tmp_path / "repo")
+    (repo / "pyproject.toml").write_text(pyproject)
+    if used is False:
+        assert run(tmp_path, "repo").policy.name == "claude-code"
+        return
+    with pytest.raises(PolicyError, match=str(used)) as info:
+        run(tmp_path, "repo")
+    assert str(info.value).startswith(str(repo / "pyproject.toml"))

@@ -39,6 +39,7 @@ class Bootstrap:
                 loader.note(codes.WORKSPACE_MISSING, path, f"renders as {policy.missing_text!r}")
                 raw = content = policy.missing_text
             else:
+                loader.note_if_outside(path, "workspace file")
                 raw = processed.text
                 content = raw.strip()
             reason = Reason(Why.WORKSPACE, f"workspace file {item.path}")

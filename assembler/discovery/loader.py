@@ -22,7 +22,7 @@ from ..parsing.imports import has_text_extension, resolve_imports
 from ..parsing.parse import Parsed, Switches, parse
 from ..tokens import estimate_tokens, text_stats
 from .context import Run
-from .locations import is_within
+from .locations import is_within, within
 from .reader import ReadResult, ReadStatus
 
 # `excluded(path, layer)`: whether the client's settings keep a file out (Claude Code's
@@ -99,11 +99,6 @@ READ_FAILURES = {
 # All the instruction text one run loads, in characters (each file is at most `skip_bytes`
 # on its own): four million tokens, far past any model's window, and bounded memory.
 RUN_TEXT_CHARS = 16 * 1024 * 1024
-
-
-def within(path: str, directory: str) -> bool:
-    """Whether normalized absolute `path` is `directory` or below it, case and all."""
-    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 class Loader:
@@ -336,7 +331,7 @@ class Loader:
         if parsed is None:
             return []
         if from_project and not within(os.path.normpath(resolved), self._root):
-            self._note_outside(path, resolved, depth)
+            self._note_outside(path, resolved, "import" if depth else "file")
         source = self._source(path, layer, reason, parsed, lazy)
         out = [Loaded(source, parsed.globs)]
         imports = resolve_imports(parsed.imports, os.path.dirname(resolved), self._home)
@@ -352,9 +347,14 @@ class Loader:
         )
         return out
 
-    def _note_outside(self, path: str, real: str, depth: int) -> None:
+    def note_if_outside(self, path: str, what: str) -> None:
+        """Report `path` if it is in the project and its real path is not (a workspace file)."""
+        real = self.resolve(path).path
+        if within(os.path.normpath(path), self._root) and not within(real, self._root):
+            self._note_outside(path, real, what)
+
+    def _note_outside(self, path: str, real: str, what: str) -> None:
         """Content the repository reaches outside itself for: loaded, and said so."""
-        what = "import" if depth else "file"
         home = within(real, self._home)
         code = codes.OUTSIDE_HOME if home else codes.OUTSIDE_PROJECT
         where = "your home directory" if home else "outside the project"

@@ -83,6 +83,12 @@ def _pointer(path: Path, disk: Disk) -> str | None:
     return result.text.strip() if result.status is ReadStatus.OK else None
 
 
+def within(path: str, directory: str) -> bool:
+    """Whether normalized absolute `path` is `directory` or below it, case and all (the
+    containment ctxasm reports by; `is_within` is the client's, which ignores case)."""
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
 def is_within(path: str, directory: str) -> bool:
     """Claude Code's `pathInWorkingPath` (case-insensitive, `..` never inside)."""
     a = _mac_private(os.path.normpath(path)).lower()

@@ -68,7 +68,10 @@ def read_setup(ctx: Context, disk: Disk) -> ClaudeSetup:
     config = config_dir(ctx.home, ctx.environ)
     settings = load_settings(ctx.managed_dir, config, ctx.cwd, disk)
     project = ctx.canonical_root or ctx.cwd
-    approved = external_imports_approved(global_config_file(ctx.home, ctx.environ), project, disk)
+    global_config = global_config_file(ctx.home, ctx.environ)
+    approved, problem = external_imports_approved(global_config, project, disk)
+    if problem:
+        settings = settings._replace(problems=(*settings.problems, (str(global_config), problem)))
     return ClaudeSetup(config, settings, approved)
 
 
@@ -117,6 +120,10 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
             problems.append((str(path), problem))
         if data is None:
             continue
+        for key, wanted in _wrong_types(data):
+            problems.append(
+                (str(path), f"{key!r} is not {wanted}; the client ignores it: fix the value")
+            )
         patterns = data.get("claudeMdExcludes")
         if isinstance(patterns, list):
             excludes.extend(p for p in patterns if isinstance(p, str))
@@ -132,6 +139,23 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
     return Settings(tuple(excludes), enabled, directory, claude_md, tuple(problems))
 
 
+# The keys read here, and the type the client needs (the client ignores any other value).
+_KEY_TYPES: tuple[tuple[str, str, Callable[[object], bool]], ...] = (
+    (
+        "claudeMdExcludes",
+        "a list of strings",
+        lambda v: isinstance(v, list) and all(isinstance(p, str) for p in v),
+    ),
+    ("autoMemoryEnabled", "true or false", lambda v: isinstance(v, bool)),
+    ("autoMemoryDirectory", "a string", lambda v: isinstance(v, str)),
+    ("claudeMd", "a string", lambda v: isinstance(v, str)),
+)
+
+
+def _wrong_types(data: Mapping[str, object]) -> list[tuple[str, str]]:
+    return [(key, wanted) for key, wanted, ok in _KEY_TYPES if key in data and not ok(data[key])]
+
+
 def _managed_claude_md(raw: str, path: Path, problems: list[tuple[str, str]]) -> str:
     """JSON may carry lone surrogates (`"\\ud800"`); make them U+FFFD like a UTF-8 read."""
     text = re.sub(_LONE_SURROGATE, "\ufffd", raw)
@@ -145,16 +169,19 @@ def _managed_claude_md(raw: str, path: Path, problems: list[tuple[str, str]]) ->
     return text
 
 
-def external_imports_approved(global_config: Path, project_key: Path, disk: Disk) -> bool:
-    """`projects["<git root>"].hasClaudeMdExternalIncludesApproved` in `~/.claude.json`."""
-    data, _ = read_json(global_config, disk, GLOBAL_CONFIG_BYTES)
+def external_imports_approved(
+    global_config: Path, project_key: Path, disk: Disk
+) -> tuple[bool, str]:
+    """`projects["<git root>"].hasClaudeMdExternalIncludesApproved` in `~/.claude.json`, and
+    what is wrong with the file ("" when nothing is, or when it is not there)."""
+    data, problem = read_json(global_config, disk, GLOBAL_CONFIG_BYTES)
     if data is None:
-        return False
-    projects = data.get("projects")
+        return False, problem and f"{problem} (external imports count as not approved)"
+    projects = data.get("projects", {})
     if not isinstance(projects, dict):
-        return False
+        return False, "'projects' is not an object; external imports count as not approved"
     entry = projects.get(str(project_key).replace("\\", "/"))
-    return isinstance(entry, dict) and entry.get("hasClaudeMdExternalIncludesApproved") is True
+    return isinstance(entry, dict) and entry.get("hasClaudeMdExternalIncludesApproved") is True, ""
 
 
 def exclude_matcher(patterns: tuple[str, ...], disk: Disk) -> Callable[[str, Layer], bool] | None:

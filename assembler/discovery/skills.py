@@ -33,6 +33,7 @@ from ..parsing import frontmatter as fm
 from .context import Context, Run
 from .disk import Disk
 from .loader import text_source
+from .locations import within
 from .reader import ReadStatus, read_text
 from .settings import ClaudeSetup
 
@@ -121,6 +122,15 @@ class _Listing:
         if real in self.seen_files:
             return
         self.seen_files.add(real)
+        root = str(self.ctx.project_root)
+        if within(path, root) and not within(real, root):
+            home = within(real, str(self.ctx.home))
+            self.note(
+                codes.OUTSIDE_HOME if home else codes.OUTSIDE_PROJECT,
+                path,
+                f"skill is read from {'your home directory' if home else 'outside the project'}: "
+                f"{self.ctx.display(real)}; the client lists it too: make sure it belongs here",
+            )
         frontmatter, body = fm.split_frontmatter(result.text)
         data = dict(frontmatter.data)
         name = self._name(data, entry)

@@ -22,7 +22,8 @@ from ..clients.base import Client, FileKind, FileRole
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk
-from ..discovery.loader import READ_FAILURES, Loader, within
+from ..discovery.loader import READ_FAILURES, Loader
+from ..discovery.locations import within
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..model import Diagnostic, Layer, Policy, Severity
 from ..parsing import frontmatter as fm

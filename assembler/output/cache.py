@@ -200,16 +200,32 @@ def _tier_state(item: Mapping[str, Any]) -> TierState:
     )
 
 
+# A snapshot lists a few tiers; anything this large is not one.
+SNAPSHOT_BYTES = 1024 * 1024
+
+
 def load_snapshot(path: str | os.PathLike[str]) -> Snapshot:
-    """A snapshot written by `--save` (or `ctxasm cache --json`); one-line errors."""
+    """A snapshot written by `--save` (or `ctxasm cache --json`); one-line errors. Read like
+    any untrusted file: at most `SNAPSHOT_BYTES`, never a FIFO or a device."""
+    from ..discovery.reader import ReadStatus, read_text
+
+    result = read_text(os.fspath(path), SNAPSHOT_BYTES)
+    if result.status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
+        raise CacheError(f"{path}: snapshot not found; create one with --save")
+    if result.status is ReadStatus.TOO_LARGE:
+        raise CacheError(
+            f"{path}: over the {SNAPSHOT_BYTES:,}-byte limit for a snapshot; recreate it with --save"
+        )
+    if not result.ok:
+        detail = result.detail or result.status.value
+        raise CacheError(f"{path}: cannot read ({detail}); pass a snapshot written by --save")
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except FileNotFoundError:
-        raise CacheError(f"{path}: snapshot not found; create one with --save") from None
-    except OSError as err:
-        raise CacheError(f"{path}: cannot read ({err.strerror}); check permissions") from None
-    except (ValueError, UnicodeDecodeError) as err:
+        data = json.loads(result.text)
+    except RecursionError:
+        raise CacheError(
+            f"{path}: not a JSON snapshot (nested too deeply); recreate it with --save"
+        ) from None
+    except ValueError as err:
         raise CacheError(f"{path}: not a JSON snapshot ({err}); recreate it with --save") from None
     if not isinstance(data, dict) or data.get("version") != SNAPSHOT_VERSION:
         raise CacheError(

@@ -57,6 +57,7 @@ def parse(raw: str, switches: Switches) -> Parsed:
 
 
 def _parse(raw: str, switches: Switches) -> Parsed:
+    raw = raw.removeprefix("\ufeff")  # the client drops a leading byte-order mark first
     if switches.strip_frontmatter:
         frontmatter, body = fm.split_frontmatter(raw)
     else:

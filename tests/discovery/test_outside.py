@@ -133,11 +133,17 @@ def test_a_rules_tree_deeper_than_the_recursion_limit_is_walked_without_recursio
     rules_dir = tmp_path / "repo/.claude/rules"
     rules_dir.mkdir(parents=True)
     (rules_dir / "top.md").write_text("top")
+    levels = sys.getrecursionlimit() + 100
     deep = rules_dir
-    for _ in range(sys.getrecursionlimit() + 100):
+    for _ in range(levels):
         deep = deep / "d"
         os.mkdir(deep)
-    a = run(tmp_path, "repo")
+    try:
+        a = run(tmp_path, "repo")
+    finally:  # shutil.rmtree recurses: pytest could not remove the tree
+        for _ in range(levels):
+            os.rmdir(deep)
+            deep = deep.parent
     assert [s.content for s in a.sources] == ["top"]
     assert "CTX704" in codes(a)
 
@@ -152,3 +158,18 @@ def test_a_run_loads_a_bounded_amount_of_text(tmp_path: Path) -> None:
     a = run(tmp_path, "repo")
     assert sum(len(s.raw) for s in a.sources) <= loader.RUN_TEXT_CHARS
     assert "CTX705" in codes(a)
+
+
+def test_a_skill_linked_outside_the_project_is_listed_and_reported(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "outside/deploy/SKILL.md": "---\ndescription: deploys\n---\nsteps",
+            "repo/CLAUDE.md": "hi",
+            "repo/.claude/skills/deploy": Link("../../../outside/deploy"),
+        },
+    )
+    a = run(tmp_path, "repo")
+    assert [s.name for s in a.skills] == ["deploy"]
+    assert codes(a) == ["CTX801"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,14 @@ def test_bad_snapshots_and_options_are_one_line_errors(tmp_path: Path) -> None:
     assert cache(tmp_path, repo, "--against", str(bad))[2].startswith(
         f"ctxasm: {bad}: not a JSON snapshot ("
     )
+    for hostile, said in [
+        ("/dev/zero", "not a regular file"),
+        (_fifo(tmp_path / "fifo"), "not a regular file"),
+        (_big(tmp_path / "big.json"), "over the 1,048,576-byte limit"),
+        (_deep(tmp_path / "deep.json"), "nested too deeply"),
+    ]:
+        code, out, err = cache(tmp_path, repo, "--against", hostile)
+        assert (code, out) == (2, "") and said in err and err.count("\n") == 1, err
     code, _, err = cache(tmp_path, repo, "--ttl", "user=1h")
     assert (code, err) == (
         2,
@@ -151,6 +160,21 @@ def test_bad_snapshots_and_options_are_one_line_errors(tmp_path: Path) -> None:
     )
     code, _, err = cache(tmp_path, repo, "--ttl", "3h")
     assert code == 2 and "Invalid value for '--ttl': '3h' is not 5m, 1h, or TIER=5m|1h" in err
+
+
+def _fifo(path: Path) -> str:
+    os.mkfifo(path)
+    return str(path)
+
+
+def _big(path: Path) -> str:
+    path.write_text("[" + "1," * 600_000 + "1]")
+    return str(path)
+
+
+def _deep(path: Path) -> str:
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    return str(path)
 
 
 def _state(name: str, tokens: int, mark: bool = True) -> TierState:

@@ -96,3 +96,13 @@ def test_threads_share_the_memo_safely() -> None:
         thread.join()
     assert errors == []
     assert parse.memo_info().currsize == len(texts)
+
+
+def test_a_leading_byte_order_mark_is_dropped_and_a_bom_only_file_skipped(tmp_path: Path) -> None:
+    """Checked against Claude Code 2.1.197: the mark never reaches the prompt."""
+    git_init(tmp_path / "repo")
+    (tmp_path / "repo/CLAUDE.md").write_bytes(b"\xef\xbb\xbf---\npaths: x\n---\nbody")
+    (tmp_path / "repo/CLAUDE.local.md").write_bytes(b"\xef\xbb\xbf")
+    a = run(tmp_path, "repo")
+    assert [s.content for s in a.sources] == ["body"]  # frontmatter seen after the mark
+    assert codes(a) == ["CTX404"]
