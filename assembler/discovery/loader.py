@@ -22,7 +22,7 @@ from ..parsing.imports import has_text_extension, resolve_imports
 from ..parsing.parse import Parsed, Switches, parse
 from ..tokens import estimate_tokens, text_stats
 from .context import Run
-from .locations import is_within, within
+from .locations import RealDirs, is_within, within
 from .reader import ReadResult, ReadStatus
 
 # `excluded(path, layer)`: whether the client's settings keep a file out (Claude Code's
@@ -142,11 +142,7 @@ class Loader:
         self.deferred: list[Loaded] = []
         self._exclude = exclude
         # cwd is a real path (`build_context`), so cwd and its ancestors are their own.
-        self._real_dirs: dict[str, str] = {}
-        directory = str(ctx.cwd)
-        while directory not in self._real_dirs:
-            self._real_dirs[directory] = directory
-            directory = os.path.dirname(directory)
+        self._real_dirs = RealDirs((str(ctx.cwd), *map(str, ctx.cwd.parents)))
         self._resolved: dict[str, Resolved] = {}
         self._displays: dict[str, str] = {}
         self._tags = {layer: policy.tag_for(layer) for layer in Layer}
@@ -197,25 +193,10 @@ class Loader:
             return Resolved(path, False, True, st)
         parent, name = os.path.split(path)
         try:
-            real = os.path.join(self._real_dir(parent), name)
+            real = os.path.join(self._real_dirs.of(parent), name)
         except (OSError, ValueError):
             return Resolved(path, False, True)
         return Resolved(real, real != path, True, st if stat.S_ISREG(mode) else None)
-
-    def _real_dir(self, directory: str) -> str:
-        """`realpath` of a directory, one `lstat` per directory not seen before in this run."""
-        cached = self._real_dirs.get(directory)
-        if cached is not None:
-            return cached
-        parent, name = os.path.split(directory)
-        if not name:
-            real = directory
-        elif stat.S_ISLNK(os.lstat(directory).st_mode):
-            real = os.path.realpath(directory, strict=True)
-        else:
-            real = os.path.join(self._real_dir(parent), name)
-        self._real_dirs[directory] = real
-        return real
 
     # --- diagnostics ----------------------------------------------------------------------
 

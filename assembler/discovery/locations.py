@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .disk import Disk
@@ -81,6 +82,46 @@ def _pointer(path: Path, disk: Disk) -> str | None:
     """The stripped text of one of git's one-line files (`.git`, `commondir`, `gitdir`)."""
     result = disk.read(str(path), GIT_POINTER_BYTES)
     return result.text.strip() if result.status is ReadStatus.OK else None
+
+
+class RealDirs:
+    """`os.path.realpath` of directories: one `lstat` per directory, remembered, and no
+    recursion however deep the tree (a repository chooses its depth)."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self, known: Iterable[str] = ()) -> None:
+        self._known = {directory: directory for directory in known}
+
+    def of(self, directory: str) -> str:
+        """The real path of `directory` (absolute, normalized); raises `OSError`."""
+        below: list[str] = []
+        current = directory
+        while (real := self._known.get(current)) is None:
+            parent, name = os.path.split(current)
+            if not name:
+                real = current
+                break
+            below.append(current)
+            current = parent
+        for path in reversed(below):
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                real = os.path.realpath(path, strict=True)
+            else:
+                real = os.path.join(real, os.path.basename(path))
+            self._known[path] = real
+        return real
+
+    def of_file(self, path: str) -> str:
+        """The real path of `path`, a file or not there at all (then as it would be)."""
+        parent, name = os.path.split(path)
+        try:
+            full = os.path.join(self.of(parent), name)
+            if stat.S_ISLNK(os.lstat(full).st_mode):
+                return os.path.realpath(full)
+        except (OSError, ValueError):
+            return os.path.abspath(path)
+        return full
 
 
 def within(path: str, directory: str) -> bool:

@@ -18,6 +18,7 @@ from .. import codes
 from ..assembly import Assembly, run
 from ..budget import section_cost
 from ..discovery.disk import QuietObserver
+from ..discovery.locations import RealDirs
 from ..model import Cut, Diagnostic, Layer, Reason, RulesOrder, Source
 from ..output.sections import SEPARATOR
 from ..request import Options, PathLike, Request
@@ -330,6 +331,7 @@ def _placed(
     """The event where each source in the assembly was loaded; a row for every other one."""
     where: dict[str, int] = {}
     earlier: set[str] = set()
+    real = RealDirs()
     for c in candidates:
         source = final.get(c.path)
         if c.skip is None and source is not None:
@@ -338,7 +340,7 @@ def _placed(
                 where[c.path] = c.index
         else:
             skipped.add(c.index, _candidate_row(c, display(c.path), earlier))
-        earlier.add(os.path.realpath(c.path))
+        earlier.add(real.of_file(c.path))
     return where
 
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..discovery.locations import RealDirs
 from ..errors import AssemblerError
 from ..model import Diagnostic, Severity
 
@@ -59,8 +60,9 @@ def plan(dependencies: Dependencies) -> Plan:
     directories: set[str] = set()
     paths: set[str] = set()
     listed = set(dependencies.listed)
+    reals = RealDirs()
     for path in dependencies.paths:
-        real = os.path.realpath(path)
+        real = reals.of_file(path)
         for candidate in {path, real}:  # a symlinked source changes where its target lives
             paths.add(candidate)
             parent = os.path.dirname(candidate)
@@ -72,7 +74,7 @@ def plan(dependencies: Dependencies) -> Plan:
                 parent = up
             directories.add(_nearest_directory(os.path.dirname(candidate)))
     for directory in dependencies.listed:
-        listed.add(os.path.realpath(directory))
+        listed.add(reals.of_file(directory))
         directories.add(_nearest_directory(directory))
     return Plan(frozenset(directories), frozenset(paths), frozenset(listed))
 

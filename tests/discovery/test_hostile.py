@@ -1,5 +1,5 @@
-"""Content from outside the project: loaded as the client loads it, and reported every time
-(issue: hostile repositories). Also the bounds on rules directories and on a whole run."""
+"""Hostile repositories: content from outside the project is loaded as the client loads it
+and reported every time; rules directories, a whole run and deep trees stay bounded."""
 
 from __future__ import annotations
 
@@ -173,3 +173,49 @@ def test_a_skill_linked_outside_the_project_is_listed_and_reported(tmp_path: Pat
     a = run(tmp_path, "repo")
     assert [s.name for s in a.skills] == ["deploy"]
     assert codes(a) == ["CTX801"]
+
+
+def _deep_tree(root: Path, levels: int) -> Path:
+    deep = root
+    for _ in range(levels):
+        deep = deep / "d"
+        os.mkdir(deep)
+    return deep
+
+
+def _remove_deep_tree(deep: Path, levels: int) -> None:
+    for _ in range(levels):  # shutil.rmtree recurses: pytest could not remove the tree
+        for child in deep.iterdir():
+            child.unlink()
+        os.rmdir(deep)
+        deep = deep.parent
+
+
+def _machine_options(tmp_path: Path) -> list[str]:
+    return ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+
+
+def test_a_path_deeper_than_the_recursion_limit(tmp_path: Path) -> None:
+    """Touching it, starting in it, and explaining there: no RecursionError, no quadratic
+    `realpath` (each directory is resolved once)."""
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "top"})
+    levels = sys.getrecursionlimit() + 100
+    deep = _deep_tree(tmp_path / "repo", levels)
+    (deep / "CLAUDE.md").write_text("deep")
+    try:
+        touched = run(tmp_path, "repo", touched=[str(deep / "x.py")])
+        inside = run(tmp_path, deep)
+        explained = subprocess.run(
+            [sys.executable, "-m", "assembler", "explain", *_machine_options(tmp_path)],
+            cwd=deep,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "COLUMNS": "100"},
+        )
+    finally:
+        _remove_deep_tree(deep, levels)
+    assert [s.content for s in touched.sources] == ["top", "deep"]
+    assert [s.content for s in inside.sources] == ["top", "deep"]
+    assert explained.returncode == 0, explained.stderr
