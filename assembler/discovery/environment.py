@@ -46,10 +46,12 @@ def _git(cwd: str, environ: Mapping[str, str], *args: str) -> str | None:
         return None
     # The run's environment (not the process's), without optional locks: reading status must
     # never take `index.lock` from under the user's own git (the client passes the same flag).
+    # A repository's own `.git/config` may name a command as `core.fsmonitor`, which `status`
+    # would run: never (docs/security.md).
     env = {**environ, "GIT_OPTIONAL_LOCKS": "0"}
     try:
         done = subprocess.run(
-            [executable, "--no-optional-locks", *args],
+            [executable, "--no-optional-locks", "-c", "core.fsmonitor=false", *args],
             cwd=cwd,
             env=env,
             capture_output=True,

@@ -15,6 +15,11 @@ if TYPE_CHECKING:
 GIT_TIMEOUT = 60.0
 
 
+# A repository's own `.git/config` may name a command as `core.fsmonitor`, which git runs
+# when it reads the index: never (docs/security.md).
+SAFE = ("-c", "core.fsmonitor=false")
+
+
 class GitRepo:
     """One repository's tracked files and ignore rules; answers are cached for the run."""
 
@@ -43,7 +48,7 @@ class GitRepo:
         try:
             pid = os.posix_spawnp(
                 "git",
-                ["git", "-C", str(self.root), "ls-files", "-z", "--cached"],
+                ["git", *SAFE, "-C", str(self.root), "ls-files", "-z", "--cached"],
                 os.environ,
                 file_actions=[
                     (os.POSIX_SPAWN_DUP2, write_end, 1),
@@ -94,7 +99,7 @@ class GitRepo:
 
         try:
             return subprocess.run(
-                ["git", "-C", str(self.root), *args],
+                ["git", *SAFE, "-C", str(self.root), *args],
                 capture_output=True,
                 check=False,
                 timeout=GIT_TIMEOUT,

@@ -219,3 +219,23 @@ def test_a_path_deeper_than_the_recursion_limit(tmp_path: Path) -> None:
     assert [s.content for s in touched.sources] == ["top", "deep"]
     assert [s.content for s in inside.sources] == ["top", "deep"]
     assert explained.returncode == 0, explained.stderr
+
+
+def test_a_repositorys_git_config_runs_no_command(tmp_path: Path) -> None:
+    """`core.fsmonitor` names a command git runs when it reads the index (status, ls-files)."""
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "hi"})
+    marker = tmp_path / "ran"
+    subprocess.run(
+        ["git", "-C", str(repo), "config", "core.fsmonitor", f"touch {marker}; false"], check=True
+    )
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    for command in (["render", "--env"], ["lint"]):
+        subprocess.run(
+            [sys.executable, "-m", "assembler", *command, *_machine_options(tmp_path)],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            timeout=60,
+        )
+    assert not marker.exists()
