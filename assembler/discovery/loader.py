@@ -303,11 +303,16 @@ class Loader:
             return []
         source = self._source(path, layer, reason, parsed, lazy)
         out = [Loaded(source, parsed.globs)]
-        imports = resolve_imports(parsed.imports, os.path.dirname(resolved), self._home)
+        imports = self.imports_of(parsed, os.path.dirname(resolved))
         out += self.load_imports(
             source.display, imports, layer, include_external, depth + 1, (*chain, norm), lazy
         )
         return out
+
+    def imports_of(self, parsed: Parsed, base_dir: str) -> Sequence[tuple[str, str]]:
+        """`(token, target)` of each distinct import of a file in `base_dir` (a hook: lint,
+        which walks many files' imports in one run, resolves each file's once)."""
+        return resolve_imports(parsed.imports, base_dir, self._home)
 
     def _admit(
         self, path: str, norm: str, layer: Layer, depth: int, chain: tuple[str, ...]
