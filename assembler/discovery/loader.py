@@ -315,7 +315,7 @@ class Loader:
             self._note_outside(path, resolved, "import" if depth else "file")
         source = self._source(path, layer, reason, parsed, lazy)
         out = [Loaded(source, parsed.globs)]
-        imports = resolve_imports(parsed.imports, os.path.dirname(resolved), self._home)
+        imports = self.imports_of(parsed, os.path.dirname(resolved))
         out += self.load_imports(
             source.display,
             imports,
@@ -345,6 +345,11 @@ class Loader:
             f"{what} is loaded from {where}: {self.display(real)}; the client loads it too: "
             "make sure it belongs in the prompt, or remove the link",
         )
+
+    def imports_of(self, parsed: Parsed, base_dir: str) -> Sequence[tuple[str, str]]:
+        """`(token, target)` of each distinct import of a file in `base_dir` (a hook: lint,
+        which walks many files' imports in one run, resolves each file's once)."""
+        return resolve_imports(parsed.imports, base_dir, self._home)
 
     def _admit(
         self, path: str, norm: str, layer: Layer, depth: int, chain: tuple[str, ...]

@@ -90,8 +90,11 @@ def _levels(
             )
     levels: dict[str, Severity | None] = {}
     for entry in codes.LINT_CODES:
+        # Selecting codes keeps CTX008 on: it says that findings of those codes were left out.
         on = (
-            not chosen_select or any(entry.code.startswith(c) for c in chosen_select)
+            not chosen_select
+            or any(entry.code.startswith(c) for c in chosen_select)
+            or entry is codes.FINDINGS_CAPPED
         ) and not any(entry.code.startswith(c) for c in chosen_ignore)
         level = _LEVELS[overrides[entry.code]] if entry.code in overrides else entry.lint
         levels[entry.code] = level if on else None
@@ -99,23 +102,72 @@ def _levels(
 
 
 def _discover_files(root: Path, repo: GitRepo | None) -> list[Path]:
-    """Instruction files under `root`: git's view (tracked + untracked, not ignored), else a walk."""
+    """Instruction files under `root`: git's view (tracked + untracked, not ignored), else a
+    walk. A symlinked directory where instruction files go (`.claude/rules -> ../shared`) is
+    listed through the link, as the client loads it (git lists only the link)."""
     if repo is not None:
         base = repo.relative(root)
         names = repo.listed(untracked=True)
         if names and base is not None:
             prefix = "" if base in ("", ".") else base + "/"
-            return sorted(
-                repo.root / n for n in set(names) if n.startswith(prefix) and is_instruction_file(n)
-            )
-    found = []
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-        for name in sorted(files):
-            path = Path(directory) / name
-            if is_instruction_file(path.relative_to(root).as_posix()):
+            found: set[Path] = set()
+            for name in set(names):
+                if not name.startswith(prefix):
+                    continue
+                if is_instruction_file(name):
+                    found.add(repo.root / name)
+                elif _holds_instruction_files(name) and os.path.isdir(repo.root / name):
+                    found.update(_walk(repo.root / name, repo.root))
+            return sorted(found)
+    return _walk(root, root)
+
+
+# Files a walk lists at most under one directory given or linked (a link to `/` in
+# `.claude/rules` must not make lint list the whole machine).
+MAX_WALK_FILES = 10_000
+
+
+def _walk(top: Path, root: Path) -> list[Path]:
+    """Instruction files under `top` (names relative to `root`), in sorted order, without
+    recursion (a tree thousands of directories deep is no error). Symlinked directories are
+    followed only where instruction files go (the client follows them in rules
+    directories), each real directory once."""
+    found: list[Path] = []
+    seen: set[tuple[int, int]] = set()  # (device, inode) of each directory listed
+    stack = [top]
+    while stack and len(found) < MAX_WALK_FILES:
+        directory = stack.pop()
+        try:
+            st = os.stat(directory)
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) in seen:
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        below = []
+        for entry in entries:
+            path = Path(directory) / entry.name
+            rel = path.relative_to(root).as_posix()
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                linked_dir = entry.is_symlink() and entry.is_dir()
+            except OSError:
+                continue
+            if (is_dir and entry.name not in _SKIP_DIRS) or (
+                linked_dir and _holds_instruction_files(rel)
+            ):
+                below.append(path)
+            elif not is_dir and not linked_dir and is_instruction_file(rel):
                 found.append(path)
-    return found
+        stack += reversed(below)
+    return found[:MAX_WALK_FILES]
+
+
+def _holds_instruction_files(rel: str) -> bool:
+    """Whether a file directly in the directory `rel` would be an instruction file."""
+    return is_instruction_file(rel + "/x.md")
 
 
 class _Repos:
@@ -176,8 +228,8 @@ def lint(
             info = classify(path, _shown(path, here), context.client)
             repo = repos.of(path.parent)
             if repo not in checkers:
-                checkers[repo] = FileChecker(policy, machine, repo)
-            findings += _check_file(info, checkers[repo], repo, context)
+                checkers[repo] = FileChecker(policy, machine, repo, context.shared_reads())
+            findings += _capped(_leveled(_check_file(info, checkers[repo], repo, context), levels))
             if context.applies(info):
                 load_dirs.add(info.load_dir)
         budget_dirs = (
@@ -191,10 +243,16 @@ def lint(
 
 
 def _given(files: Sequence[PathLike], here: Path) -> list[Path]:
-    paths = [Path(os.path.abspath(here / f)) for f in files]
-    for path in paths:
+    """The files given; a symlinked rules directory (git, and so pre-commit, sees a file)
+    stands for the instruction files in it."""
+    paths = []
+    for path in (Path(os.path.abspath(here / f)) for f in files):
         if not os.path.lexists(path):
             raise LintError(f"{_shown(path, here)}: no such file; pass existing instruction files")
+        if path.is_symlink() and path.is_dir() and _holds_instruction_files(path.as_posix()):
+            paths += _walk(path, Path(path.anchor))
+        else:
+            paths.append(path)
     return paths
 
 
@@ -205,9 +263,9 @@ def _check_file(
     ones and those of checks that do not apply to its client's files."""
     checked = checker.check(info)
     found = list(checked.findings)
-    if checked.text is not None:
-        found += context.duplicates(info, checked.text, checked.body)
-        found += context.dropped_for_deeper_starts(info, checked.text, repo)
+    if checked.text is not None and checked.lines is not None:
+        found += context.duplicates(info, checked.lines, checked.body)
+        found += context.dropped_for_deeper_starts(info, checked.lines, repo)
         hidden = suppressions(checked.text)
         found = [f for f in found if not hidden.hides(f)]
     if info.client is not None:
@@ -221,11 +279,47 @@ def _finish(
     paths: Sequence[Path],
     here: Path,
 ) -> LintResult:
-    kept = sorted(
-        {f._replace(severity=levels[f.code]) for f in findings if levels[f.code] is not None},
-        key=lambda f: (f.path, f.line, f.col, f.code, f.message),
-    )
+    kept = sorted(set(_leveled(findings, levels)), key=_position)
     return LintResult(tuple(kept), tuple(_shown(p, here) for p in paths))
+
+
+def _leveled(findings: Iterable[Finding], levels: Mapping[str, Severity | None]) -> list[Finding]:
+    """The findings of selected codes, with their configured severity."""
+    return [f._replace(severity=levels[f.code]) for f in findings if levels[f.code] is not None]
+
+
+def _position(f: Finding) -> tuple[str, int, int, str, str]:
+    return (f.path, f.line, f.col, f.code, f.message)
+
+
+# Findings of one code in one file past this many are counted in one CTX008 finding, so that
+# a hostile file (60,000 secrets, 200,000 missing imports) gives a bounded report.
+MAX_PER_CODE = 100
+
+
+def _capped(findings: Iterable[Finding]) -> list[Finding]:
+    """At most `MAX_PER_CODE` findings of each code in each file (the first ones), and for
+    each code with more, a CTX008 finding where the first one left out is, with the count."""
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for f in dict.fromkeys(findings):
+        groups.setdefault((f.path, f.code), []).append(f)
+    out: list[Finding] = []
+    for (path, code), group in groups.items():
+        if len(group) <= MAX_PER_CODE or code == codes.FINDINGS_CAPPED.code:
+            out += group
+            continue
+        group.sort(key=_position)
+        out += group[:MAX_PER_CODE]
+        first = group[MAX_PER_CODE]
+        out.append(
+            first._replace(
+                code=codes.FINDINGS_CAPPED.code,
+                message=f"{len(group) - MAX_PER_CODE:,} more {code} findings in {path} are not "
+                f"shown: lint reports the first {MAX_PER_CODE} of each code in a file",
+                severity=codes.FINDINGS_CAPPED.lint,
+            )
+        )
+    return out
 
 
 def _links_to_instruction_file(path: Path) -> bool:

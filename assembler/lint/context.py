@@ -25,7 +25,7 @@ from ..model import Policy
 from ..parsing.imports import resolve_imports
 from ..parsing.parse import CLIENT, parse
 from ..tokens import estimate_tokens
-from .files import FileInfo, Finding, Machine, line_col
+from .files import FileInfo, Finding, Lines, Machine, Positions
 from .git import GitRepo
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ class ContextChecker:
         self._reads: _SharedReads | None = None
         self._realpaths: dict[str, str] = {}
         self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._loaded_in: dict[Path, frozenset[str]] = {}
 
     def applies(self, info: FileInfo) -> bool:
         """Whether `info` is a file the policy's client loads at start from its directory."""
@@ -77,7 +78,7 @@ class ContextChecker:
         if cwd not in self._discoveries:
             from ..errors import AssemblerError
 
-            disk = Disk(self._shared_reads() if self._discoveries else None)
+            disk = Disk(self.shared_reads() if self._discoveries else None)
             ctx = self.machine.context(cwd)
             found = None
             if ctx is not None:
@@ -105,10 +106,10 @@ class ContextChecker:
                 environ=machine.environ,
                 max_tokens=0,
             )
-            self._assemblies[cwd] = run(request, observer=self._shared_reads())
+            self._assemblies[cwd] = run(request, observer=self.shared_reads())
         return self._assemblies[cwd]
 
-    def _shared_reads(self) -> _SharedReads:
+    def shared_reads(self) -> _SharedReads:
         """From the second directory on, each file is read and parsed once per run."""
         if self._reads is None:
             from ..discovery.cache import ReadCache
@@ -130,15 +131,20 @@ class ContextChecker:
             found = self._paragraph_cache[key] = tuple(p for _, p in _paragraphs(content))
         return found
 
-    def _loaded(self, cwd: Path) -> set[str]:
+    def _loaded(self, cwd: Path) -> frozenset[str]:
         """The files that load at start in `cwd`: their paths, and the real paths of links."""
-        discovery = self.discovery(cwd)
-        if discovery is None:
-            return set()
-        paths = {s.path for s in discovery.sources if os.path.isabs(s.path)}
-        return paths | {self._real(p) for p in paths if os.path.islink(p)}
+        found = self._loaded_in.get(cwd)
+        if found is None:
+            discovery = self.discovery(cwd)
+            paths = (
+                {s.path for s in discovery.sources if os.path.isabs(s.path)} if discovery else set()
+            )
+            found = self._loaded_in[cwd] = frozenset(
+                paths | {self._real(p) for p in paths if os.path.islink(p)}
+            )
+        return found
 
-    def duplicates(self, info: FileInfo, text: str, body: str) -> list[Finding]:
+    def duplicates(self, info: FileInfo, lines: Lines, body: str) -> list[Finding]:
         """Paragraphs of this file that another file loading with it already says."""
         discovery = self.discovery(info.load_dir) if self.applies(info) else None
         if discovery is None:
@@ -151,11 +157,11 @@ class ContextChecker:
             for paragraph in self._paragraphs_of(source.path, source.content):
                 others.setdefault(paragraph, source.display)
         out = []
-        base = len(text) - len(body)
+        base = len(lines.text) - len(body)
         for offset, paragraph in _paragraphs(body):
             where = others.get(paragraph)
             if where is not None:
-                line, col = line_col(text, base + offset)
+                line, col = lines.at(base + offset)
                 out.append(
                     Finding(
                         info.shown,
@@ -168,12 +174,13 @@ class ContextChecker:
         return out
 
     def dropped_for_deeper_starts(
-        self, info: FileInfo, text: str, repo: GitRepo | None
+        self, info: FileInfo, lines: Lines, repo: GitRepo | None
     ) -> list[Finding]:
         """Imports that an agent started in a deeper directory with its own instructions drops:
         the deeper start loads this file but not what it imports (as its discovery shows)."""
         if not self.applies(info) or repo is None or not info.load_dir.is_dir():
             return []
+        text = lines.text
         real_dir = os.path.dirname(os.path.realpath(info.path))
         home = str(self.machine.home)
         imports = [
@@ -186,6 +193,7 @@ class ContextChecker:
             return []
         deeper = instruction_dirs_below(repo, info.load_dir, self.client)
         me = {str(info.path), self._real(str(info.path))}
+        positions = Positions(lines)
         out = []
         for token, target in imports:
             start = next(
@@ -201,8 +209,7 @@ class ContextChecker:
             )
             if start is None:
                 continue
-            at = text.find("@" + token)
-            line, col = line_col(text, at) if at >= 0 else (1, 1)
+            line, col = positions.of(token)
             shown = start.relative_to(info.load_dir).as_posix()
             out.append(
                 Finding(

@@ -8,11 +8,12 @@ and `render` apply the same import rules.
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,13 +22,13 @@ from ..clients import registry
 from ..clients.base import Client, FileKind, FileRole
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
-from ..discovery.disk import Disk
-from ..discovery.loader import READ_FAILURES, Loader
+from ..discovery.disk import Disk, Observer
+from ..discovery.loader import READ_FAILURES, Loaded, Loader
 from ..discovery.locations import within
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..model import Diagnostic, Layer, Policy, Severity
 from ..parsing import frontmatter as fm
-from ..parsing.imports import TEXT_EXTENSIONS, resolve_imports
+from ..parsing.imports import TEXT_EXTENSIONS, iter_imports
 from ..parsing.parse import CLIENT, Parsed, parse
 from ..tokens import estimate_tokens
 from .git import GitRepo
@@ -53,6 +54,7 @@ class Checked(NamedTuple):
     findings: list[Finding]
     text: str | None
     body: str
+    lines: Lines | None = None  # positions in `text`, for the checks that follow
 
 
 class FileInfo(NamedTuple):
@@ -90,14 +92,37 @@ def classify(path: Path, shown: str, first: Client | None = None) -> FileInfo:
     return FileInfo(path, shown, FileRole(kind, path.parent), None)
 
 
-def line_col(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+class Lines:
+    """Line and column of offsets in one text, from one index of line starts (bisect): a
+    file with many findings costs O(n log n), not a scan of the text per finding."""
+
+    __slots__ = ("_keys", "_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts: list[int] | None = None  # built on the first question
+        self._keys: dict[str, int] | None = None
+
+    def at(self, offset: int) -> tuple[int, int]:
+        """(line, column), both from 1, of the character at `offset`."""
+        if self._starts is None:
+            self._starts = [0, *(m.end() for m in _NEWLINE.finditer(self.text))]
+        line = bisect.bisect_right(self._starts, offset)
+        return line, offset - self._starts[line - 1] + 1
+
+    def of_key(self, key: str, frontmatter: fm.Frontmatter) -> int:
+        """The line of the frontmatter line `key:` (1 when no line starts so)."""
+        if self._keys is None:
+            self._keys = {}
+            block = self.text.split("\n", frontmatter.line_count)[: frontmatter.line_count]
+            for number, line in enumerate(block, 1):
+                name, colon, _ = line.partition(":")
+                if colon:
+                    self._keys.setdefault(name.rstrip(), number)
+        return self._keys.get(key, 1)
 
 
-def _line_of(text: str, pattern: str) -> int:
-    match = re.search(pattern, text, re.MULTILINE)
-    return line_col(text, match.start())[0] if match else 1
+_NEWLINE = re.compile("\n")
 
 
 # --- secrets ------------------------------------------------------------------------------
@@ -117,11 +142,20 @@ _SECRETS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("a JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     )
 )
+# `NAME = value` / `name: value`, the name a credential's, maybe after other words
+# (`AWS_SECRET_ACCESS_KEY`, `db_password`). Only a word's start is tried (the lookbehind),
+# so a long run of words costs each word once.
 _ASSIGNED = re.compile(
-    r"(?i)\b(?:api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|password|passwd)\b"
+    r"(?i)(?<![A-Za-z0-9_-])(?:[A-Za-z0-9]+[_-])*"
+    r"(?:api[_-]?key|secret(?:[_-]?(?:access[_-]?)?key)?|access[_-]?token|auth[_-]?token|password|passwd)\b"
     r"[\"']?\s*[:=]\s*(?:\"([^\"\s]{12,})\"|'([^'\s]{12,})'|([A-Za-z0-9+/_.=-]{20,}))"
 )
+# `scheme://user:password@host`; the scheme is bounded so that a long word costs no rescans.
+_URL_CREDENTIALS = re.compile(
+    r"(?i)(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s:/?#@\[\]]{0,256}:([^\s/?#@]{1,256})@[^\s/?#@]"
+)
 _PLACEHOLDER = re.compile(r"(?i)your|here|example|placeholder|change.?me|x{4,}|\.{3}|[<>{}$]")
+_MASKED = re.compile(r"\*+|%s|%\(\w+\)s")  # `:****@`, a format string's `%s`
 
 
 def _entropy(value: str) -> float:
@@ -130,12 +164,18 @@ def _entropy(value: str) -> float:
 
 
 def _secrets(text: str) -> Iterator[tuple[int, str]]:
-    seen: set[int] = set()
+    """(offset, what it looks like) of each secret; a match overlapping one found by an
+    earlier pattern is the same secret. Sorted starts and `bisect` keep this O(n log n)."""
+    found: list[int] = []  # starts of the secrets found so far, sorted
     for label, pattern in _SECRETS:
+        new = []
         for match in pattern.finditer(text):
-            if not any(match.start() <= s < match.end() for s in seen):
-                seen.add(match.start())
+            at = bisect.bisect_left(found, match.start())
+            if at == len(found) or found[at] >= match.end():
+                new.append(match.start())
                 yield match.start(), label
+        found = sorted(found + new)
+    seen = set(found)
     for match in _ASSIGNED.finditer(text):
         group = next(i for i in (1, 2, 3) if match.group(i))
         value = match.group(group)
@@ -146,6 +186,10 @@ def _secrets(text: str) -> Iterator[tuple[int, str]]:
             and not re.fullmatch(r"[a-z_.-]+", value)
         ):
             yield match.start(group), "a credential assigned in the text"
+    for match in _URL_CREDENTIALS.finditer(text):
+        value = match.group(1)
+        if not _PLACEHOLDER.search(value) and not _MASKED.fullmatch(value):
+            yield match.start(1), "a password in a URL"
 
 
 # --- the checks ---------------------------------------------------------------------------
@@ -179,10 +223,18 @@ class Machine:
 class FileChecker:
     """Runs every single-file check; `repo` answers git questions (None outside git)."""
 
-    def __init__(self, policy: Policy, machine: Machine, repo: GitRepo | None) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        machine: Machine,
+        repo: GitRepo | None,
+        reads: Observer | None = None,
+    ) -> None:
         self.policy = policy
         self.machine = machine
         self.repo = repo
+        self._reads = reads  # shared by the run: each imported file read and parsed once
+        self._resolved: dict[tuple[str, tuple[str, ...]], Sequence[tuple[str, str]]] = {}
         tags = {tag for _, tag in policy.tags} | {f.tag for f in policy.workspace}
         alternatives = "|".join(re.escape(t) for t in sorted(tags))
         self._closing = re.compile(rf"</\s*(?:{alternatives})\s*>", re.IGNORECASE) if tags else None
@@ -210,12 +262,13 @@ class FileChecker:
             )
         self._size(info, text, result.size, add)
         parsed = parse(text, CLIENT)
-        self._frontmatter(info, parsed.frontmatter, text, add)
+        lines = Lines(text)
+        self._frontmatter(info, parsed.frontmatter, lines, add)
         self._content(info, parsed, add)
-        self._secrets_and_tags(text, parsed.text, add)
+        self._secrets_and_tags(lines, parsed.text, add)
         if info.kind is not FileKind.MEMORY:
-            self._imports(info, parsed, text, add)
-        return Checked(out, text, parsed.body)
+            self._imports(info, parsed, lines, add)
+        return Checked(out, text, parsed.body, lines)
 
     def _placement(self, info: FileInfo, add: Add) -> None:
         if info.kind is FileKind.NEVER_LOADED:
@@ -295,9 +348,10 @@ class FileChecker:
                 f"{len(processed):,} characters (over {limits.large_file_chars:,}): Claude Code warns this hurts performance; split it",
             )  # fmt: skip
 
-    def _secrets_and_tags(self, text: str, processed: str, add: Add) -> None:
+    def _secrets_and_tags(self, lines: Lines, processed: str, add: Add) -> None:
+        text = lines.text
         for offset, label in _secrets(text):
-            line, col = line_col(text, offset)
+            line, col = lines.at(offset)
             add(
                 line,
                 col,
@@ -308,14 +362,14 @@ class FileChecker:
             return
         match = self._closing.search(processed)
         if match is not None:
-            line, col = line_col(text, text.find(match.group(0)) if match.group(0) in text else 0)
+            line, col = lines.at(max(text.find(match.group(0)), 0))
             add(
                 line, col, codes.CLOSING_TAG,
                 f"contains {match.group(0)}, a closing tag of ctxasm's sections: reword it",
             )  # fmt: skip
 
     def _frontmatter(
-        self, info: FileInfo, frontmatter: fm.Frontmatter, text: str, add: Add
+        self, info: FileInfo, frontmatter: fm.Frontmatter, lines: Lines, add: Add
     ) -> None:
         if not frontmatter.present:
             return
@@ -333,22 +387,22 @@ class FileChecker:
                     " (Claude Code reads `paths`, not Cursor's `globs`)" if key == "globs" else ""
                 )
                 add(
-                    _line_of(text, rf"^{re.escape(key)}\s*:"), 1, codes.FRONTMATTER_KEY,
+                    lines.of_key(key, frontmatter), 1, codes.FRONTMATTER_KEY,
                     f"frontmatter key '{key}' is not read for this file{hint}: remove it",
                 )  # fmt: skip
         if "paths" in frontmatter.data and not rule:
             add(
-                _line_of(text, r"^paths\s*:"), 1, codes.PATHS_ON_FILE,
+                lines.of_key("paths", frontmatter), 1, codes.PATHS_ON_FILE,
                 "paths: only works in .claude/rules files; this file always loads: remove paths: or make it a rule",
             )  # fmt: skip
         if rule:
-            self._globs(info, frontmatter, text, add)
+            self._globs(info, frontmatter, lines, add)
 
-    def _globs(self, info: FileInfo, frontmatter: fm.Frontmatter, text: str, add: Add) -> None:
+    def _globs(self, info: FileInfo, frontmatter: fm.Frontmatter, lines: Lines, add: Add) -> None:
         globs = fm.conditional_globs(frontmatter)
         if globs is None:
             return
-        line = _line_of(text, r"^paths\s*:")
+        line = lines.of_key("paths", frontmatter)
         for raw in globs.over_budget:
             add(
                 line, 1, codes.BRACE_BUDGET,
@@ -402,9 +456,11 @@ class FileChecker:
 
     # --- imports, walked by the discovery `Loader` ------------------------------------------
 
-    def _imports(self, info: FileInfo, parsed: Parsed, text: str, add: Add) -> None:
+    def _imports(self, info: FileInfo, parsed: Parsed, lines: Lines, add: Add) -> None:
         """Each direct import as the client loads it started in the file's directory, with
-        what its chain leads to: missing, external, not text, a directory, a cycle, too deep."""
+        what its chain leads to: missing, external, not text, a directory, a cycle, too deep,
+        an imported file that cannot be read. At most `IMPORT_WALK_BUDGET` imports are
+        followed from one file: every linted file walks its own graph."""
         context = self.machine.context(info.load_dir)
         if not parsed.imports or not self.policy.imports or context is None:
             return
@@ -412,12 +468,21 @@ class FileChecker:
         user_file = info.path.is_relative_to(home / ".claude")
         include_external = user_file or info.kind is FileKind.OTHER
         real = os.path.realpath(info.path)
-        run = Run(context, self.policy, estimate_tokens, Disk())
-        loader = Loader(run)
+        run = Run(context, self.policy, estimate_tokens, Disk(self._reads))
+        loader = _WalkLoader(run, self._resolved, IMPORT_WALK_BUDGET)
         loader.processed.update({os.path.normpath(info.path), os.path.normpath(real)})
         layer = Layer.USER if user_file else Layer.PROJECT
         chain = (os.path.normpath(real),)
-        for token, target in resolve_imports(parsed.imports, os.path.dirname(real), str(home)):
+        positions = Positions(lines)
+        for token, target in iter_imports(parsed.imports, os.path.dirname(real), str(home)):
+            line, col = positions.of(token)
+            if loader.left <= 0:
+                add(
+                    line, col, codes.FINDINGS_CAPPED,
+                    f"lint stops following imports after {IMPORT_WALK_BUDGET:,} from one file: "
+                    f"@{token} and the imports after it are not checked; import fewer files",
+                )  # fmt: skip
+                return
             before = len(loader.diagnostics)
             loader.load_imports(
                 info.shown,
@@ -428,7 +493,6 @@ class FileChecker:
                 chain,
                 found_in=os.path.normpath(info.path),
             )
-            line, col = _position(text, token)
             shown = loader.display(target)
             for message, code in _import_findings(
                 token, shown, loader.diagnostics[before:], self.policy
@@ -436,26 +500,98 @@ class FileChecker:
                 add(line, col, code, message)
 
 
+# Imports lint follows from one file, all hops counted (a hostile clique of N files that all
+# import each other has N² imports, walked again from each file).
+IMPORT_WALK_BUDGET = 2_000
+
+
+class _WalkLoader(Loader):
+    """The discovery `Loader`, following at most `left` imports, resolving each file's
+    imports once per lint run (`resolved` is shared by every file lint walks from)."""
+
+    __slots__ = ("_memo", "left")
+
+    def __init__(
+        self,
+        run: Run,
+        resolved: dict[tuple[str, tuple[str, ...]], Sequence[tuple[str, str]]],
+        budget: int,
+    ) -> None:
+        super().__init__(run)
+        self._memo = resolved
+        self.left = budget
+
+    def imports_of(self, parsed: Parsed, base_dir: str) -> Sequence[tuple[str, str]]:
+        key = (base_dir, parsed.imports)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = super().imports_of(parsed, base_dir)
+        return found
+
+    def load_imports(
+        self,
+        importer: str,
+        imports: Sequence[tuple[str, str]],
+        layer: Layer,
+        include_external: bool,
+        depth: int,
+        chain: tuple[str, ...],
+        lazy: bool = False,
+        *,
+        found_in: str | None = None,
+    ) -> list[Loaded]:
+        imports = imports[: max(self.left, 0)]
+        self.left -= len(imports)
+        return super().load_imports(
+            importer, imports, layer, include_external, depth, chain, lazy, found_in=found_in
+        )
+
+
+class Positions:
+    """Where each import token is, searching on from the last one found: tokens come in order
+    of appearance (the first of each target), so the text is scanned once, not once per import;
+    text that only looks like an import (in a code block) cannot be reported for a later one."""
+
+    __slots__ = ("_at", "_lines")
+
+    def __init__(self, lines: Lines) -> None:
+        self._lines = lines
+        self._at = 0
+
+    def of(self, token: str) -> tuple[int, int]:
+        text = self._lines.text
+        for needle in dict.fromkeys(("@" + token.replace(" ", "\\ "), "@" + token)):
+            at = text.find(needle, self._at)
+            if at >= 0:
+                self._at = at + 1
+                return self._lines.at(at)
+        return 1, 1
+
+
 def _import_findings(
     token: str, target: str, notes: list[Diagnostic], policy: Policy
 ) -> Iterator[tuple[str, Code]]:
     """What lint says about one direct import, from what the loader noted while following it:
-    everything about the import itself; of the files it leads to, cycles and depth."""
+    everything about the import itself; of the files it leads to, cycles, depth and files that
+    cannot be read (render reports those wherever they are imported)."""
     said: set[str] = set()
     for note in notes:
         code = codes.lookup(note.code)
         direct = note.path == target
         if code.code in said or code not in (_DIRECT_CODES if direct else _CHAIN_CODES):
             continue
-        message = _import_message(token, code, note, policy)
+        message = _import_message(token, code, note, policy, direct)
         if message is not None:
             said.add(code.code)
             yield message, code
 
 
+# Of the files an import leads to: cycles, depth, files render refuses to read, and files
+# from outside the project.
 _CHAIN_CODES = (
     codes.IMPORT_CYCLE,
     codes.IMPORT_TOO_DEEP,
+    *READ_FAILURES.values(),
     codes.OUTSIDE_PROJECT,
     codes.OUTSIDE_HOME,
     codes.CASE_FOLDED,
@@ -466,11 +602,12 @@ _DIRECT_CODES = (
     codes.IMPORT_EXTERNAL,
     codes.IMPORT_NOT_TEXT,
     codes.IMPORT_DIRECTORY,
-    *READ_FAILURES.values(),
 )
 
 
-def _import_message(token: str, code: Code, note: Diagnostic, policy: Policy) -> str | None:
+def _import_message(
+    token: str, code: Code, note: Diagnostic, policy: Policy, direct: bool
+) -> str | None:
     shown = f"@{token}"
     if code is codes.IMPORT_MISSING:
         ext = os.path.splitext(token)[1].lower()
@@ -493,12 +630,6 @@ def _import_message(token: str, code: Code, note: Diagnostic, policy: Policy) ->
             f"{shown} leads to {note.path} beyond {policy.import_depth} hops: the client drops it; "
             "import it from a shallower file"
         )
+    if not direct:
+        return f"{shown} leads to {note.path}, which cannot be loaded: {note.message}"
     return f"{shown}: {note.message}"  # the imported file cannot be loaded
-
-
-def _position(text: str, token: str) -> tuple[int, int]:
-    for needle in ("@" + token.replace(" ", "\\ "), "@" + token):
-        at = text.find(needle)
-        if at >= 0:
-            return line_col(text, at)
-    return 1, 1

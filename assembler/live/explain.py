@@ -18,7 +18,6 @@ from .. import codes
 from ..assembly import Assembly, run
 from ..budget import section_cost
 from ..discovery.disk import QuietObserver
-from ..discovery.locations import RealDirs
 from ..model import Cut, Diagnostic, Layer, Reason, RulesOrder, Source
 from ..output.sections import SEPARATOR
 from ..request import Options, PathLike, Request
@@ -254,7 +253,7 @@ def _size(path: str) -> int | None:
         return None
 
 
-def _candidate_row(c: _Candidate, display: str, earlier: set[str]) -> Row:
+def _candidate_row(c: _Candidate, display: str, earlier: _Earlier) -> Row:
     base = Row(c.layer, display, c.path, c.reason, Status.SKIPPED)
     if c.skip is not None:
         skip = SKIP_CODES[c.skip.code]
@@ -273,7 +272,7 @@ def _candidate_row(c: _Candidate, display: str, earlier: set[str]) -> Row:
         )
     if not os.path.lexists(c.path):
         return base._replace(status=Status.ABSENT, detail="looked for; does not exist")
-    if c.layer is Layer.MEMORY and os.path.realpath(c.path) not in earlier:
+    if c.layer is Layer.MEMORY and os.path.realpath(c.path) not in earlier.real():
         return base._replace(skip=Skip.EMPTY, detail="empty after removing comments")
     return base._replace(skip=Skip.DUPLICATE, detail="the same file was loaded earlier")
 
@@ -330,8 +329,7 @@ def _placed(
 ) -> dict[str, int]:
     """The event where each source in the assembly was loaded; a row for every other one."""
     where: dict[str, int] = {}
-    earlier: set[str] = set()
-    real = RealDirs()
+    earlier = _Earlier()
     for c in candidates:
         source = final.get(c.path)
         if c.skip is None and source is not None:
@@ -340,8 +338,25 @@ def _placed(
                 where[c.path] = c.index
         else:
             skipped.add(c.index, _candidate_row(c, display(c.path), earlier))
-        earlier.add(real.of_file(c.path))
+        earlier.paths.append(c.path)
     return where
+
+
+class _Earlier:
+    """The candidates met so far; their real paths only when a row asks (one `realpath` per
+    candidate would cost seconds for a file of 200,000 missing imports)."""
+
+    __slots__ = ("_done", "_real", "paths")
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        self._real: set[str] = set()
+        self._done = 0  # how many of `paths` are in `_real`
+
+    def real(self) -> set[str]:
+        self._real.update(os.path.realpath(p) for p in self.paths[self._done :])
+        self._done = len(self.paths)
+        return self._real
 
 
 def _orphan_rows(

@@ -134,16 +134,42 @@ def show(
         console.print(f"rules order: {order.value}: {RULES_ORDER[order]}")
     if a.touched:
         console.print(f"touched: {', '.join(a.touched)}")
-    rows = explanation.visible(show_all)
+    rows, left_out = listed(explanation.visible(show_all))
     console.print(_table(rows, color))
     for line in _details(rows):
         console.print(line, style="dim" if color else "", overflow="fold")
+    if left_out:
+        kinds = ", ".join(f"{kind}: {n:,}" for kind, n in left_out.items())
+        console.print(
+            f"{sum(left_out.values()):,} more skipped candidates not listed ({kinds}): "
+            f"the table lists {MAX_SKIPPED_ROWS} of each kind; --json lists them all"
+        )
     if not show_all and (absent := sum(r.status is Status.ABSENT for r in explanation.rows)):
         console.print(f"{absent} candidate locations do not exist (--all lists them)")
     for note in explanation.notes:
         console.print(note.line())
     for picture in _budget(explanation, color, min(BAR_WIDTH, console.width - 2)):
         console.print(picture)
+
+
+# Skipped rows of one kind the table lists (a file of 200,000 missing imports, a clique of
+# files that all import each other): a terminal table of them all would take minutes.
+MAX_SKIPPED_ROWS = 100
+
+
+def listed(rows: Sequence[Row]) -> tuple[list[tuple[int, Row]], dict[str, int]]:
+    """(number, row) of the rows the table shows, and how many skipped rows of each kind it
+    leaves out. Rows keep their numbers in the whole list."""
+    shown: list[tuple[int, Row]] = []
+    seen: dict[str, int] = {}
+    for number, row in enumerate(rows, 1):
+        kind = row.skip.value if row.skip else row.status.value
+        if row.status in (Status.SKIPPED, Status.ABSENT):
+            seen[kind] = seen.get(kind, 0) + 1
+            if seen[kind] > MAX_SKIPPED_ROWS:
+                continue
+        shown.append((number, row))
+    return shown, {k: n - MAX_SKIPPED_ROWS for k, n in seen.items() if n > MAX_SKIPPED_ROWS}
 
 
 def _status(row: Row, color: bool) -> Text:
@@ -158,10 +184,10 @@ def _status(row: Row, color: bool) -> Text:
     return Text(word, style=style if color else "")
 
 
-def _details(rows: Sequence[Row]) -> list[str]:
+def _details(rows: Sequence[tuple[int, Row]]) -> list[str]:
     """One line per explanation of a skip or a cut, and per other finding, by row number."""
     out: list[str] = []
-    for i, row in enumerate(rows, 1):
+    for i, row in rows:
         if row.detail and row.status is not Status.ABSENT:
             out.append(f"{i:>3}  {row.path}: {row.detail}")
         out += [f"{i:>3}  {row.path}: {n.severity.value}: {n.message}" for n in row.notes]
@@ -172,7 +198,7 @@ def _number(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
 
-def _table(rows: Sequence[Row], color: bool) -> Any:
+def _table(rows: Sequence[tuple[int, Row]], color: bool) -> Any:
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -184,7 +210,7 @@ def _table(rows: Sequence[Row], color: bool) -> Any:
     for name in ("lines", "bytes", "chars", "tokens"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("status")
-    for i, row in enumerate(rows, 1):
+    for i, row in rows:
         dim = "dim" if row.status is Status.ABSENT and color else ""
         source = Text(row.path, style=dim)
         if row.reason is not None:
