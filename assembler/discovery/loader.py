@@ -9,6 +9,7 @@ walks a file's imports with a `Loader` too, so both apply the same import rules.
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import stat
 from collections.abc import Callable, Sequence
@@ -18,7 +19,7 @@ from .. import codes
 from ..codes import Code
 from ..model import Diagnostic, Layer, Reason, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
-from ..parsing.imports import has_text_extension, resolve_imports
+from ..parsing.imports import has_text_extension, iter_imports
 from ..parsing.parse import Parsed, Switches, parse
 from ..tokens import estimate_tokens, text_stats
 from .context import Run
@@ -99,6 +100,8 @@ READ_FAILURES = {
 # All the instruction text one run loads, in characters (each file is at most `skip_bytes`
 # on its own): four million tokens, far past any model's window, and bounded memory.
 RUN_TEXT_CHARS = 16 * 1024 * 1024
+# The `@imports` one run follows, found or not: a file of 200,000 `@x` tokens costs seconds.
+RUN_MAX_IMPORTS = 10_000
 
 
 class Loader:
@@ -109,6 +112,7 @@ class Loader:
         "_displays",
         "_exclude",
         "_home",
+        "_imports_left",
         "_real_dirs",
         "_resolved",
         "_root",
@@ -153,6 +157,7 @@ class Loader:
         self._home, self._cwd = str(ctx.home), str(ctx.cwd)
         self._root = str(ctx.project_root)
         self._text_left = RUN_TEXT_CHARS
+        self._imports_left = RUN_MAX_IMPORTS
 
     def display(self, path: str) -> str:
         """`Context.display`, remembered: a path is shown the same way all run long."""
@@ -348,8 +353,10 @@ class Loader:
 
     def imports_of(self, parsed: Parsed, base_dir: str) -> Sequence[tuple[str, str]]:
         """`(token, target)` of each distinct import of a file in `base_dir` (a hook: lint,
-        which walks many files' imports in one run, resolves each file's once)."""
-        return resolve_imports(parsed.imports, base_dir, self._home)
+        which walks many files' imports in one run, resolves each file's once). No more than
+        a run follows are resolved."""
+        found = iter_imports(parsed.imports, base_dir, self._home)
+        return list(itertools.islice(found, RUN_MAX_IMPORTS + 1))
 
     def _admit(
         self, path: str, norm: str, layer: Layer, depth: int, chain: tuple[str, ...]
@@ -460,6 +467,16 @@ class Loader:
         importing chain started, when that is in the project (see `load`)."""
         out: list[Loaded] = []
         for token, target in imports:
+            self._imports_left -= 1
+            if self._imports_left < 0:
+                if self._imports_left == -1:
+                    self.note(
+                        codes.LOAD_LIMIT,
+                        target,
+                        f"@{token} in {importer} and the imports after it are not followed: this "
+                        f"run has followed {RUN_MAX_IMPORTS:,} imports already; import fewer files",
+                    )
+                return out
             child = Reason(
                 Why.IMPORT,
                 f"imported by {importer} (@{token}) at depth {depth}",

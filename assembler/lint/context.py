@@ -8,6 +8,7 @@ across all of them (`_SharedReads`).
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import time
@@ -20,9 +21,10 @@ from ..clients import registry
 from ..clients.base import Client, FileKind
 from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, QuietObserver
+from ..discovery.loader import RUN_MAX_IMPORTS
 from ..discovery.locations import is_within
 from ..model import Policy
-from ..parsing.imports import resolve_imports
+from ..parsing.imports import iter_imports
 from ..parsing.parse import CLIENT, parse
 from ..tokens import estimate_tokens
 from .files import FileInfo, Finding, Lines, Machine, Positions
@@ -183,9 +185,10 @@ class ContextChecker:
         text = lines.text
         real_dir = os.path.dirname(os.path.realpath(info.path))
         home = str(self.machine.home)
+        found = iter_imports(parse(text, CLIENT).imports, real_dir, home)
         imports = [
             (token, target)
-            for token, target in resolve_imports(parse(text, CLIENT).imports, real_dir, home)
+            for token, target in itertools.islice(found, RUN_MAX_IMPORTS)  # as a run follows
             if os.path.isfile(target) and is_within(target, str(info.load_dir))
         ]
         # Cheapest questions first: git and discovery only when something could be dropped.

@@ -19,6 +19,7 @@ before a change; `tests/output/test_render_identity.py` recomputes them after it
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -154,6 +155,9 @@ def capture(*, corpus: bool) -> dict[str, object]:
     """The listing order, and every case's exit code and digests:
     `{"listing order": "...", "cases": {case name: {format: [code, out, err]}}}`."""
     cases: dict[str, dict[str, list[object]]] = {}
+    # One capture at a time on this machine: every checkout lays its trees out in `WORK`.
+    lock = os.open(f"{WORK}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
     if WORK.exists():
         shutil.rmtree(WORK)  # left by an interrupted run
     WORK.mkdir(mode=0o700)
@@ -170,6 +174,7 @@ def capture(*, corpus: bool) -> dict[str, object]:
             }
     finally:
         shutil.rmtree(WORK)
+        os.close(lock)  # releases the lock
     return {"listing order": order, "cases": cases}
 
 
