@@ -8,9 +8,9 @@ command on each in a subprocess under a memory, output and wall-clock limit
 for its format; a planted secret from outside the project only with a warning naming its
 place; diagnostics one line each; no structure forged by content.
 
-`CTXASM_FUZZ_EXAMPLES` (default 25) sets the number of examples, `CTXASM_FUZZ_CLASSES`
-(comma-separated, default all) the classes of parts drawn, `CTXASM_FUZZ_TIMEOUT` the
-wall-clock limit per command in seconds (default 20). No shrinking by default: parts are
+`CTXASM_FUZZ_EXAMPLES` sets the number of examples (default 10: the module then takes about
+a minute on two cores), `CTXASM_FUZZ_CLASSES` the classes of parts drawn (comma-separated,
+default all), `CTXASM_FUZZ_TIMEOUT` the wall-clock limit per command in seconds (default 20). No shrinking by default: parts are
 coarse and a failing example already prints as a short list of attacks; set
 `CTXASM_FUZZ_SHRINK=1` to shrink anyway. The explicit cases below are the reproductions in
 the issue, run through the same commands and oracle.
@@ -31,7 +31,7 @@ from tests.helpers.hostile_tree import build, remove
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES = int(os.environ.get("CTXASM_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("CTXASM_FUZZ_EXAMPLES", "10"))  # about 2.5 s each
 KINDS = tuple(k for k in os.environ.get("CTXASM_FUZZ_CLASSES", ",".join(CLASSES)).split(",") if k)
 SHRINK = (Phase.shrink,) if os.environ.get("CTXASM_FUZZ_SHRINK") == "1" else ()
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, *SHRINK)
@@ -78,12 +78,6 @@ REPRODUCTIONS = {
     "dev-zero-settings": _plan(_settings(Link("/dev/zero"))),
     "alias-bomb-under-1kb": _plan(
         _rule("10^7 aliases", "alias-bomb", hostile.alias_bomb(7, 10, "x", "paths"))
-    ),
-    "alias-bomb-of-globs": _plan(
-        _rule("10^7 glob aliases", "alias-bomb", hostile.alias_bomb(7, 10, '"src/**"', "paths"))
-    ),
-    "deep-json-settings": _plan(
-        hostile.deep_json("settings", "project", ".claude/settings.json", 100_000, False)
     ),
     "5-million-digit-pyproject": _plan(hostile.deep_toml("pyproject.toml", 5_000_000, True)),
     "backtracking-glob": Plan(
@@ -141,7 +135,6 @@ REPRODUCTIONS = {
     ),
     "deep-rules-tree": _plan(hostile.deep_rules(1100)),
     "long-import-chain": _plan(hostile.import_chain(2000, True)),
-    "import-clique-24": _plan(hostile.import_clique(24)),
 }
 
 
