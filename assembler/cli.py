@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 
 import click
 
+from .display import shown
 from .errors import AssemblerError
 from .model import Diagnostic, Severity
 
@@ -35,7 +36,7 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except AssemblerError as err:
-            click.echo(f"ctxasm: {err}", err=True)
+            click.echo(f"ctxasm: {shown(str(err))}", err=True)
             sys.exit(err.exit_code)
         except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt, SystemExit):
             raise
@@ -43,7 +44,7 @@ def handle_errors(func: F) -> F:
             if os.environ.get("CTXASM_DEBUG"):
                 raise
             click.echo(
-                f"ctxasm: internal error: {type(err).__name__}: {err}; "
+                f"ctxasm: internal error: {type(err).__name__}: {shown(str(err))}; "
                 "rerun with CTXASM_DEBUG=1 for the traceback and report it",
                 err=True,
             )

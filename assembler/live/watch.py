@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .. import display
 from ..errors import AssemblerError
 from ..model import Diagnostic, Severity
 
@@ -104,7 +105,7 @@ def summary(before: Assembly | None, after: Assembly, old_tokens: int, tokens: i
         ("removed", [s.display for p, s in old.items() if p not in new]),
     ):
         if shown:
-            parts.append(f"{label} {', '.join(shown)}")
+            parts.append(f"{label} {', '.join(display.shown(name) for name in shown)}")
     parts.append(f"{tokens:,} tokens ({tokens - old_tokens:+,})")
     return "ctxasm: " + "; ".join(parts)
 
@@ -247,7 +248,7 @@ class Watcher:
             if failed_before:
                 return None  # the same trouble goes on: it was said once
             self._text = None
-            return Update(None, None, f"ctxasm: {error}; still watching")
+            return Update(None, None, f"ctxasm: {display.shown(error)}; still watching")
         if assembly is self._last and not failed_before:
             return None
         return self._updated(assembly, text, first)
