@@ -24,6 +24,8 @@ from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk
 from ..discovery.loader import READ_FAILURES, Loader
 from ..discovery.reader import ReadResult, ReadStatus, read_text
+from ..display import PATTERN_CHARS
+from ..display import shown as display_form
 from ..model import Diagnostic, Layer, Policy, Severity
 from ..output.sections import section_tags, structure_pattern
 from ..parsing import frontmatter as fm
@@ -394,7 +396,7 @@ class FileChecker:
                 line,
                 1,
                 codes.INVALID_GLOB,
-                f"glob '{pattern}' is invalid and matches nothing: fix it",
+                f"glob '{display_form(pattern, PATTERN_CHARS)}' is invalid and matches nothing: fix it",
             )
         if self.repo is None:
             return
@@ -413,7 +415,7 @@ class FileChecker:
             if not any(spec.match_file(c) for c in candidates):
                 add(
                     line, 1, codes.DEAD_GLOB,
-                    f"glob '{pattern}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
+                    f"glob '{display_form(pattern, PATTERN_CHARS)}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
                 )  # fmt: skip
 
     # --- imports, walked by the discovery `Loader` ------------------------------------------

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import display
-from ..errors import AssemblerError
+from ..errors import AssemblerError, DiscoveryError
 from ..model import Diagnostic, Severity
 
 if TYPE_CHECKING:
@@ -116,6 +116,8 @@ class Watcher:
     `start()` renders once and starts watching; `next_update(timeout)` waits for a relevant
     change and returns the new render (None on timeout or after `stop()`); `updates()` yields
     the first render and every later one until `stop()`. Use it as a context manager.
+    A working directory missing or not a directory at start is a `DiscoveryError` from
+    `start()`; later, a run that fails is reported and the watch goes on.
     """
 
     def __init__(
@@ -237,6 +239,8 @@ class Watcher:
                 assembly, error = self.assembler.assemble(self.touched), ""
                 text = self.render(assembly)
             except AssemblerError as err:
+                if first and isinstance(err, DiscoveryError):
+                    raise  # no directory to watch (missing, or a file): nothing to wait for
                 assembly, error = None, str(err)
             if assembly is not None and self.out in self.assembler.dependencies.paths:
                 raise AssemblerError(
