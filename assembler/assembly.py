@@ -21,7 +21,7 @@ from .discovery.lazy import resolve_touched
 from .model import Diagnostic, Policy, Severity, Skill, Source, TokenCounter
 from .output.sections import Escaped, escape_content, neutral_boundary
 from .policy import resolve_policy
-from .request import Options, PathLike, Request
+from .request import Options, PathLike, Request, checked_path
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class Assembly(NamedTuple):
     def touch(self, path: PathLike, *, observer: Observer | None = None) -> Assembly:
         """The assembly after the agent reads `path`: lazily loaded files appended."""
         run = Run(self.context, self.policy, self.counter, Disk(observer))
-        target = resolve_touched(path, run.disk)
+        target = resolve_touched(checked_path(path, "touched"), run.disk)
         already = [s.path for s in self.discovered]
         added = registry.get(self.policy.client).touch(run, self.state, target, already)
         if added is None:  # this client loads nothing lazily
