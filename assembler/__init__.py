@@ -24,6 +24,7 @@ from .errors import (
     DiscoveryError,
     PolicyError,
     RenderError,
+    RequestError,
     SkillError,
 )
 from .model import Cut, Diagnostic, Layer, Policy, Reason, Severity, Source, Stats, Why
@@ -77,6 +78,7 @@ __all__ = [
     "Reason",
     "RenderError",
     "Request",
+    "RequestError",
     "RequestOptions",
     "Severity",
     "SkillError",

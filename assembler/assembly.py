@@ -19,9 +19,9 @@ from .discovery.context import Context, Discovery, Run, build_context
 from .discovery.disk import Disk, Observer
 from .discovery.lazy import resolve_touched
 from .model import Diagnostic, Policy, Severity, Skill, Source, TokenCounter
-from .output.sections import escape_content
+from .output.sections import Escaped, escape_content, neutral_boundary
 from .policy import resolve_policy
-from .request import Options, PathLike, Request
+from .request import Options, PathLike, Request, checked_path
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class Assembly(NamedTuple):
     def touch(self, path: PathLike, *, observer: Observer | None = None) -> Assembly:
         """The assembly after the agent reads `path`: lazily loaded files appended."""
         run = Run(self.context, self.policy, self.counter, Disk(observer))
-        target = resolve_touched(path, run.disk)
+        target = resolve_touched(checked_path(path, "touched"), run.disk)
         already = [s.path for s in self.discovered]
         added = registry.get(self.policy.client).touch(run, self.state, target, already)
         if added is None:  # this client loads nothing lazily
@@ -117,12 +117,12 @@ def _finish(
     """Budget the discovered sources and say what was cut or escaped."""
     sources, cut_notes = apply_budget(discovered, base.policy, base.max_tokens, base.counter)
     escaped = [
-        codes.CLOSING_TAG.at(
-            s.display,
-            f"contains </{s.tag}> {n} time(s); escaped as &lt;/{s.tag}> so it cannot end its section",
-        )
+        note
         for s in sources
-        if not s.dropped and (n := escape_content(s.content, s.tag)[1])
+        if not s.dropped
+        for note in forged_structure(
+            s, escape_content(s.content, base.policy, s.tag), base.policy.boundary
+        )
     ]
     return base._replace(
         discovered=tuple(discovered),
@@ -131,6 +131,37 @@ def _finish(
         notes=tuple(notes),
         diagnostics=_dedupe((*notes, *cut_notes, *escaped)),
     )
+
+
+def forged_structure(source: Source, found: Escaped, boundary: str) -> list[Diagnostic]:
+    """What a source's content held of ctxasm's structure, and how it was neutralised."""
+    notes = []
+    if found.closing:
+        tags = tuple(dict.fromkeys(found.closing))
+        mine = tags == (source.tag.lower(),)
+        written = (source.tag,) if mine else tags
+        notes.append(
+            codes.CLOSING_TAG.at(
+                source.display,
+                f"contains {', '.join(f'</{t}>' for t in written)} {len(found.closing)} time(s); "
+                f"escaped as {', '.join(f'&lt;/{t}>' for t in written)} "
+                f"so it cannot end {'its' if mine else 'a'} section",
+            )
+        )
+    if found.opening or found.boundaries:
+        opened = tuple(dict.fromkeys(found.opening))
+        markers = [boundary] if found.boundaries else []
+        forged = [f"<{t}>" for t in opened] + markers
+        neutral = [f"&lt;{t}" for t in opened] + [neutral_boundary(m) for m in markers]
+        notes.append(
+            codes.FORGED_STRUCTURE.at(
+                source.display,
+                f"contains {', '.join(forged)} {len(found.opening) + found.boundaries} time(s); "
+                f"neutralised as {', '.join(neutral)} so it cannot start a section or move "
+                "the boundary",
+            )
+        )
+    return notes
 
 
 def today(environ: Mapping[str, str], now: dt.datetime | None) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 
 import click
 
+from .display import shown
 from .errors import AssemblerError
 from .model import Diagnostic, Severity
 
@@ -35,7 +36,7 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except AssemblerError as err:
-            click.echo(f"ctxasm: {err}", err=True)
+            click.echo(f"ctxasm: {shown(str(err))}", err=True)
             sys.exit(err.exit_code)
         except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt, SystemExit):
             raise
@@ -43,7 +44,7 @@ def handle_errors(func: F) -> F:
             if os.environ.get("CTXASM_DEBUG"):
                 raise
             click.echo(
-                f"ctxasm: internal error: {type(err).__name__}: {err}; "
+                f"ctxasm: internal error: {type(err).__name__}: {shown(str(err))}; "
                 "rerun with CTXASM_DEBUG=1 for the traceback and report it",
                 err=True,
             )
@@ -255,29 +256,20 @@ def report(diagnostics: Sequence[Diagnostic], minimum: Severity = Severity.WARNI
             click.echo(diagnostic.line(), err=True)
 
 
-def write_output(text: str, out: Path | None) -> None:
-    """To stdout as is (plus a newline on a terminal), or atomically to `out`."""
-    if out is None:
-        # Exact bytes, UTF-8 whatever the locale (click.echo would strip ANSI escapes that an
-        # instruction file may really contain).
-        if sys.stdout.isatty() and not text.endswith("\n"):
-            text += "\n"
-        sys.stdout.flush()
-        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
-        sys.stdout.buffer.flush()
-        return
-    import tempfile
+def write_output(text: str, out: Path | None, sources: Sequence[str] = ()) -> None:
+    """To stdout, or to `out` (`output.write`: atomic, never a device replaced, never one of
+    `sources`)."""
+    from .output.write import write_file, write_stdout
 
-    directory = out.parent if str(out.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=directory)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, out)
-    except OSError as err:
-        raise AssemblerError(
-            f"{out}: cannot write ({err.strerror}); check the directory exists and is writable"
-        ) from None
+    if out is None:
+        write_stdout(text)
+    else:
+        write_file(out, text, sources=sources)
+
+
+def sources_of(assembly: Assembly) -> list[str]:
+    """The files an `--out` must not overwrite: every source found, loaded or not."""
+    return [s.path for s in (*assembly.discovered, *assembly.conditional)]
 
 
 _COMMANDS: dict[str, Callable[[], click.Command]] = {}
@@ -322,7 +314,7 @@ def format_option(func: F) -> F:
 out_option = click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write here (atomically: temporary file + rename) instead of stdout.",
+    help="Write here instead of stdout (a file is replaced atomically; a FIFO or device is written in place).",
 )
 
 
@@ -364,7 +356,7 @@ def _render_command() -> click.Command:
     ) -> None:
         """Print the context an agent started in PATH would see."""
         assembly = _assembled(path, discovery, env)
-        write_output(assembly.render(fmt, date=date, options=request), out)
+        write_output(assembly.render(fmt, date=date, options=request), out, sources_of(assembly))
         _finish(assembly)
 
     return render
@@ -487,7 +479,7 @@ def _cache_command() -> click.Command:
         assembly = _assembled(path, discovery, env)
         result = build_report(plan_for(assembly, request), previous)
         if save:
-            write_output(snapshot_text(result.snapshot), save)
+            write_output(snapshot_text(result.snapshot), save, sources_of(assembly))
         write_output(report_json(result) if as_json else report_text(result, str(against)), None)
         _finish(assembly)
 
@@ -523,13 +515,17 @@ def _explain_command() -> click.Command:
         if as_json:
             write_output(json_text(result, show_all=show_all), None)
         else:
+            import io
+
+            shown_text = io.StringIO()  # written at once: a closed pipe is one error line
             show(
                 result,
-                file=sys.stdout,
+                file=shown_text,
                 environ=os.environ,
-                is_tty=sys.stdout.isatty(),
+                is_tty=sys.stdout is not None and sys.stdout.isatty(),
                 show_all=show_all,
             )
+            write_output(shown_text.getvalue(), None)
         sys.exit(1 if result.assembly.errors else 0)
 
     return explain
@@ -583,7 +579,9 @@ def _watch_command() -> click.Command:
                 click.echo(update.line, err=True)
                 report(update.diagnostics)
                 if update.text is not None:
-                    write_output(update.text if out else printable(update.text), out)
+                    text = update.text if out else printable(update.text)
+                    sources = sources_of(update.assembly) if update.assembly else ()
+                    write_output(text, out, sources)
         sys.exit(0)
 
     return watch

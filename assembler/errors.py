@@ -9,6 +9,11 @@ class AssemblerError(Exception):
     exit_code = 2
 
 
+class RequestError(AssemblerError):
+    """A library option that cannot be used: a negative budget, a path given as bytes or
+    holding a NUL byte, a single path where a list of them is expected."""
+
+
 class PolicyError(AssemblerError):
     """A policy or project configuration file is invalid."""
 

@@ -13,9 +13,12 @@ import enum
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
+from .display import shown
+
 # Any `Callable[[str], int]` counts tokens; `tokens.estimate_tokens` is the default.
 TokenCounter = Callable[[str], int]
 BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
+SKILLS_TAG = "skills"  # the skills index's section
 
 
 class Layer(enum.Enum):
@@ -108,7 +111,8 @@ class Diagnostic(NamedTuple):
     message: str
 
     def line(self) -> str:
-        return f"{self.path}: {self.severity.value}: {self.message} [{self.code}]"
+        """The one line render, watch and explain print (names in their display form)."""
+        return f"{shown(self.path)}: {self.severity.value}: {shown(self.message)} [{self.code}]"
 
 
 class Source(NamedTuple):

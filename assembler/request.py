@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple, TypedDict, Unpack
 
 from .discovery import locations
+from .display import shown
+from .errors import RequestError
 from .model import Policy, TokenCounter
 from .tokens import estimate_tokens
 
@@ -70,16 +72,65 @@ class Request(NamedTuple):
         home = options.get("home")
         managed = options.get("managed_dir")
         environ = options.get("environ")
+        policy = options.get("policy")
+        if not isinstance(policy, Policy) and policy is not None:
+            checked_path(policy, "policy")
         return cls(
-            cwd=Path(cwd),
-            policy=options.get("policy"),
-            home=Path(home) if home is not None else locations.default_home(),
-            managed_dir=Path(managed) if managed is not None else locations.default_managed_dir(),
-            environ=MappingProxyType(
-                dict(locations.default_environ() if environ is None else environ)
+            cwd=Path(checked_path(cwd, "cwd")),
+            policy=policy,
+            home=Path(checked_path(home, "home")) if home is not None else locations.default_home(),
+            managed_dir=(
+                Path(checked_path(managed, "managed_dir"))
+                if managed is not None
+                else locations.default_managed_dir()
             ),
-            touched=tuple(options.get("touched", ())),
-            max_tokens=options.get("max_tokens"),
+            environ=MappingProxyType(
+                _checked_environ(locations.default_environ() if environ is None else environ)
+            ),
+            touched=checked_paths(options.get("touched", ()), "touched"),
+            max_tokens=_checked_budget(options.get("max_tokens")),
             counter=options.get("counter") or estimate_tokens,
             now=options.get("now"),
         )
+
+
+# Options come from callers' code and data: a wrong one is a `RequestError` naming the
+# option, never a TypeError or ValueError from deep inside a run.
+
+
+def checked_path(value: object, what: str) -> PathLike:
+    """`value` when it is a usable path (`str` or `os.PathLike` of `str`, no NUL byte)."""
+    text = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if isinstance(text, bytes):
+        raise RequestError(f"{what}: {value!r} is bytes; pass a str path (os.fsdecode)")
+    if not isinstance(text, str):
+        raise RequestError(f"{what}: {type(value).__name__} is not a path; pass a str path")
+    if "\0" in text:
+        raise RequestError(f"{what}: '{shown(text)}' holds a NUL byte; not a valid path")
+    return value  # type: ignore[return-value]  # checked above
+
+
+def checked_paths(values: object, what: str) -> tuple[PathLike, ...]:
+    """A list of paths; one path alone (a str would be read as its characters) is an error."""
+    if isinstance(values, str | bytes | os.PathLike):
+        raise RequestError(f"{what}: one path where a list is expected; pass [{values!r}]")
+    if not isinstance(values, Iterable):
+        raise RequestError(f"{what}: {type(values).__name__} is not a list of paths")
+    return tuple(checked_path(value, what) for value in values)
+
+
+def _checked_budget(value: object) -> int | None:
+    if value is None or (type(value) is int and value >= 0):
+        return value
+    raise RequestError(f"max_tokens: {value!r}; pass a whole number of tokens, 0 or more")
+
+
+def _checked_environ(environ: object) -> dict[str, str]:
+    if not isinstance(environ, Mapping):
+        raise RequestError(f"environ: {type(environ).__name__} is not a mapping of str to str")
+    for name, value in environ.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise RequestError(f"environ: {name!r}: names and values must be str")
+        if "\0" in value:
+            raise RequestError(f"environ: {name}: holds a NUL byte")
+    return dict(environ)

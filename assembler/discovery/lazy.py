@@ -14,7 +14,7 @@ import os
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
-from .. import codes
+from .. import codes, display
 from ..model import Layer, Reason, Source, Why
 from .context import Context, Discovery, Run, ancestors
 from .disk import Disk
@@ -103,8 +103,9 @@ def _matching_rules(loader: Loader, rules: RuleSet, target: Path, shown: str) ->
         pattern = matching_patterns(item.globs, str(target), rules.base_dir)
         if pattern is None:
             continue
+        said = display.shown(pattern, display.PATTERN_CHARS)
         reason = Reason(
-            Why.RULE_MATCHED, f"paths: {pattern!r} matched {shown}", pattern=pattern, touched=shown
+            Why.RULE_MATCHED, f"paths: {said!r} matched {shown}", pattern=pattern, touched=shown
         )
         found.append(item._replace(source=item.source._replace(reason=reason)))
     return found

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from .. import codes
 from ..codes import Code
+from ..display import PATTERN_CHARS, shown
 from ..model import Diagnostic, Layer, Reason, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
 from ..parsing.imports import has_text_extension, iter_imports
@@ -414,7 +415,7 @@ class Loader:
             self.note(
                 codes.BRACE_BUDGET,
                 path,
-                f"brace expansion of {globs.over_budget[0]!r} exceeds {fm.BRACE_PATTERN_BUDGET} patterns; "
+                f"brace expansion of {shown(globs.over_budget[0], PATTERN_CHARS)!r} exceeds {fm.BRACE_PATTERN_BUDGET} patterns; "
                 "the client uses it unexpanded and it matches nothing: list fewer alternatives",
             )
         if self.policy.content.skip_empty and not parsed.stripped:

@@ -28,7 +28,7 @@ from typing import Any
 
 from .. import codes
 from ..errors import SkillError
-from ..model import Diagnostic, Layer, Reason, Skill, Source, TokenCounter, Why
+from ..model import SKILLS_TAG, Diagnostic, Layer, Reason, Skill, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
 from .context import Context, Run
 from .disk import Disk
@@ -39,7 +39,7 @@ from .settings import ClaudeSetup
 
 SKILL_FILE = "SKILL.md"
 INDEX_PATH = "<skills>"
-INDEX_TAG = "skills"
+INDEX_TAG = SKILLS_TAG
 # The client's fallback description: the first non-empty body line, heading marker removed,
 # cut to 100 characters with an ellipsis (`extractDescriptionFromMarkdown`, v2.1.88 [CC-SRC]).
 DESCRIPTION_CHARS = 100

@@ -21,7 +21,7 @@ from ..discovery.locations import find_git_root
 from ..errors import AssemblerError
 from ..model import Policy, Severity
 from ..policy import resolve_policy
-from ..request import Options, PathLike, Request
+from ..request import Options, PathLike, Request, checked_path, checked_paths
 from .context import ContextChecker
 from .files import FileChecker, FileInfo, Finding, Machine, classify, is_instruction_file
 from .git import GitRepo
@@ -206,6 +206,11 @@ def lint(
 
     `cwd` also checks the whole context of that directory; `options` are `assemble()`'s
     (`touched` is not used: lint checks what loads at start)."""
+    files = checked_paths(files, "files")
+    if base is not None:
+        checked_path(base, "base")
+    if cwd is not None:
+        checked_path(cwd, "cwd")
     here = Path(os.path.abspath(base if base is not None else os.getcwd()))
     if cwd is not None and not os.path.isdir(cwd):
         raise LintError(f"{cwd}: no such directory; pass the directory an agent starts in to --cwd")

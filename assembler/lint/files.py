@@ -26,7 +26,10 @@ from ..discovery.disk import Disk, Observer
 from ..discovery.loader import READ_FAILURES, Loaded, Loader
 from ..discovery.locations import within
 from ..discovery.reader import ReadResult, ReadStatus, read_text
+from ..display import PATTERN_CHARS
+from ..display import shown as display_form
 from ..model import Diagnostic, Layer, Policy, Severity
+from ..output.sections import section_tags, structure_pattern
 from ..parsing import frontmatter as fm
 from ..parsing.imports import TEXT_EXTENSIONS, iter_imports
 from ..parsing.parse import CLIENT, Parsed, parse
@@ -235,9 +238,7 @@ class FileChecker:
         self.repo = repo
         self._reads = reads  # shared by the run: each imported file read and parsed once
         self._resolved: dict[tuple[str, tuple[str, ...]], Sequence[tuple[str, str]]] = {}
-        tags = {tag for _, tag in policy.tags} | {f.tag for f in policy.workspace}
-        alternatives = "|".join(re.escape(t) for t in sorted(tags))
-        self._closing = re.compile(rf"</\s*(?:{alternatives})\s*>", re.IGNORECASE) if tags else None
+        self._structure = structure_pattern(section_tags(policy), policy.boundary)
 
     def check(self, info: FileInfo) -> Checked:
         """The file's own findings, and its text (None when unreadable) for later checks."""
@@ -358,15 +359,50 @@ class FileChecker:
                 codes.SECRET,
                 f"looks like {label}: remove it from the file and rotate it",
             )
-        if self._closing is None:
+        self._forged(text, processed, add)
+
+    def _forged(self, text: str, processed: str, add: Add) -> None:
+        """Each tag of ctxasm's sections and each boundary marker in what loads: the native
+        formats neutralise them (`output.sections`), a client's own format sends them as
+        they are."""
+        boundary_marker = self.policy.boundary
+        if "<" not in processed and not (boundary_marker and boundary_marker in processed):
             return
-        match = self._closing.search(processed)
-        if match is not None:
-            line, col = lines.at(max(text.find(match.group(0)), 0))
-            add(
-                line, col, codes.CLOSING_TAG,
-                f"contains {match.group(0)}, a closing tag of ctxasm's sections: reword it",
-            )  # fmt: skip
+        # Positions in the file, found in order: line and column are counted as the scan goes.
+        cursor = after = 0
+        line, line_start = 1, 0
+        for match in self._structure.finditer(processed):
+            boundary = match.group("boundary")
+            if boundary is not None:
+                written = boundary
+            else:
+                close = processed.find(">", match.end("tag"), match.end("tag") + 40)
+                written = processed[match.start() : close + 1 if close >= 0 else match.end("tag")]
+            # The processed text is the file less comments: a tag split by one is not in
+            # the file as such; from then on, positions are the last one found (one search
+            # of the rest per failure would be quadratic).
+            at = text.find(written, after) if after >= 0 else -1
+            if at < 0:
+                at, after = cursor, -1
+            if (newlines := text.count("\n", cursor, at)) > 0:
+                line, line_start = line + newlines, text.rfind("\n", cursor, at) + 1
+            cursor, after = at, at + len(written) if after >= 0 else -1
+            col = at - line_start + 1
+            if boundary is not None:
+                add(
+                    line, col, codes.FORGED_STRUCTURE,
+                    f"contains {boundary}, ctxasm's dynamic boundary marker: neutralised in the native formats, sent as is in a client's own; reword it",
+                )  # fmt: skip
+            elif match.group("slash"):
+                add(
+                    line, col, codes.CLOSING_TAG,
+                    f"contains {written}, a closing tag of ctxasm's sections: reword it",
+                )  # fmt: skip
+            else:
+                add(
+                    line, col, codes.FORGED_STRUCTURE,
+                    f"contains {written}, an opening tag of ctxasm's sections: escaped in the native formats, sent as is in a client's own; reword it",
+                )  # fmt: skip
 
     def _frontmatter(
         self, info: FileInfo, frontmatter: fm.Frontmatter, lines: Lines, add: Add
@@ -416,7 +452,7 @@ class FileChecker:
                 line,
                 1,
                 codes.INVALID_GLOB,
-                f"glob '{pattern}' is invalid and matches nothing: fix it",
+                f"glob '{display_form(pattern, PATTERN_CHARS)}' is invalid and matches nothing: fix it",
             )
         if self.repo is None:
             return
@@ -435,7 +471,7 @@ class FileChecker:
             if not any(spec.match_file(c) for c in candidates):
                 add(
                     line, 1, codes.DEAD_GLOB,
-                    f"glob '{pattern}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
+                    f"glob '{display_form(pattern, PATTERN_CHARS)}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
                 )  # fmt: skip
 
     def _outside(self, info: FileInfo, add: Add) -> None:

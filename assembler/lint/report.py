@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from .. import codes
+from ..display import dumps, shown
 from ..model import Severity
 from .files import Finding
 
@@ -28,7 +28,9 @@ def _version() -> str:
 
 
 def text(findings: Sequence[Finding]) -> str:
-    return "".join(f"{f.path}:{f.line}:{f.col}: {f.code} {f.message}\n" for f in findings)
+    return "".join(
+        f"{shown(f.path)}:{f.line}:{f.col}: {f.code} {shown(f.message)}\n" for f in findings
+    )
 
 
 def as_json(findings: Sequence[Finding]) -> str:
@@ -44,7 +46,7 @@ def as_json(findings: Sequence[Finding]) -> str:
         }
         for f in findings
     ]
-    return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
+    return dumps(rows, indent=2) + "\n"
 
 
 def sarif(findings: Sequence[Finding]) -> str:
@@ -99,7 +101,7 @@ def sarif(findings: Sequence[Finding]) -> str:
             }
         ],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return dumps(log, indent=2) + "\n"
 
 
 def _uri(path: str) -> str:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar, Unpack
 from ..assembly import Assembly, run
 from ..discovery.cache import ReadCache, Signature, settled, signature, unchanged
 from ..discovery.disk import Compute, QuietObserver
-from ..request import Options, PathLike, Request
+from ..request import Options, PathLike, Request, checked_paths
 
 if TYPE_CHECKING:
     from ..model import Layer, Reason
@@ -108,7 +108,7 @@ class Assembler:
 
     def assemble(self, touched: Sequence[PathLike] = ()) -> Assembly:
         """The context for this directory after the agent read `touched` (in order)."""
-        key = tuple(os.path.abspath(p) for p in touched)
+        key = tuple(os.path.abspath(p) for p in checked_paths(touched, "touched"))
         found = self._results.get(key)
         if (
             found is not None

@@ -18,6 +18,7 @@ from .. import codes
 from ..assembly import Assembly, run
 from ..budget import section_cost
 from ..discovery.disk import QuietObserver
+from ..display import PATTERN_CHARS, shown
 from ..model import Cut, Diagnostic, Layer, Reason, RulesOrder, Source
 from ..output.sections import SEPARATOR
 from ..request import Options, PathLike, Request
@@ -253,6 +254,11 @@ def _size(path: str) -> int | None:
         return None
 
 
+def _patterns(patterns: Sequence[str]) -> str:
+    """A rule's globs for one line of text: each long one as its head and tail."""
+    return ", ".join(shown(p, PATTERN_CHARS) for p in patterns)
+
+
 def _candidate_row(c: _Candidate, display: str, earlier: _Earlier) -> Row:
     base = Row(c.layer, display, c.path, c.reason, Status.SKIPPED)
     if c.skip is not None:
@@ -263,7 +269,7 @@ def _candidate_row(c: _Candidate, display: str, earlier: _Earlier) -> Row:
         s = c.loaded.stats
         return base._replace(
             skip=Skip.NOT_MATCHED,
-            detail=f"paths: {', '.join(c.loaded.paths)}; loaded when the agent touches a matching file",
+            detail=f"paths: {_patterns(c.loaded.paths)}; loaded when the agent touches a matching file",
             lines=s.lines,
             bytes=s.bytes,
             chars=s.chars,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..display import dumps, shown
 from ..model import Diagnostic, Layer
 from .explain import RULES_ORDER, Explanation, Row, Skip, Status
 
@@ -128,12 +129,12 @@ def show(
         width=None if is_tty else int(columns) if columns.isdigit() else PLAIN_WIDTH,
     )
     a = explanation.assembly
-    console.print(f"ctxasm explain: {a.context.cwd} (policy {a.policy.name})")
+    console.print(f"ctxasm explain: {shown(str(a.context.cwd))} (policy {a.policy.name})")
     order = explanation.rules_order
     if order is not None:
         console.print(f"rules order: {order.value}: {RULES_ORDER[order]}")
     if a.touched:
-        console.print(f"touched: {', '.join(a.touched)}")
+        console.print(f"touched: {', '.join(shown(t) for t in a.touched)}")
     rows, left_out = listed(explanation.visible(show_all))
     console.print(_table(rows, color))
     for line in _details(rows):
@@ -189,8 +190,10 @@ def _details(rows: Sequence[tuple[int, Row]]) -> list[str]:
     out: list[str] = []
     for i, row in rows:
         if row.detail and row.status is not Status.ABSENT:
-            out.append(f"{i:>3}  {row.path}: {row.detail}")
-        out += [f"{i:>3}  {row.path}: {n.severity.value}: {n.message}" for n in row.notes]
+            out.append(f"{i:>3}  {shown(row.path)}: {shown(row.detail)}")
+        out += [
+            f"{i:>3}  {shown(row.path)}: {n.severity.value}: {shown(n.message)}" for n in row.notes
+        ]
     return out
 
 
@@ -212,9 +215,9 @@ def _table(rows: Sequence[tuple[int, Row]], color: bool) -> Any:
     table.add_column("status")
     for i, row in rows:
         dim = "dim" if row.status is Status.ABSENT and color else ""
-        source = Text(row.path, style=dim)
+        source = Text(shown(row.path), style=dim)
         if row.reason is not None:
-            source.append("\n" + row.reason.text, style="dim" if color else "")
+            source.append("\n" + shown(row.reason.text), style="dim" if color else "")
         table.add_row(
             Text(str(i), style=dim),
             Text(row.layer.value if row.layer else "-", style=dim),
@@ -275,9 +278,4 @@ def _budget(explanation: Explanation, color: bool, width: int) -> list[Text]:
 
 
 def json_text(explanation: Explanation, *, show_all: bool = False) -> str:
-    import json
-
-    return (
-        json.dumps(explanation_json(explanation, show_all=show_all), indent=2, ensure_ascii=False)
-        + "\n"
-    )
+    return dumps(explanation_json(explanation, show_all=show_all), indent=2) + "\n"

@@ -24,8 +24,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .. import display
 from ..discovery.locations import RealDirs
-from ..errors import AssemblerError
+from ..errors import AssemblerError, DiscoveryError
 from ..model import Diagnostic, Severity
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def summary(before: Assembly | None, after: Assembly, old_tokens: int, tokens: i
         ("removed", [s.display for p, s in old.items() if p not in new]),
     ):
         if shown:
-            parts.append(f"{label} {', '.join(shown)}")
+            parts.append(f"{label} {', '.join(display.shown(name) for name in shown)}")
     parts.append(f"{tokens:,} tokens ({tokens - old_tokens:+,})")
     return "ctxasm: " + "; ".join(parts)
 
@@ -117,6 +118,8 @@ class Watcher:
     `start()` renders once and starts watching; `next_update(timeout)` waits for a relevant
     change and returns the new render (None on timeout or after `stop()`); `updates()` yields
     the first render and every later one until `stop()`. Use it as a context manager.
+    A working directory missing or not a directory at start is a `DiscoveryError` from
+    `start()`; later, a run that fails is reported and the watch goes on.
     """
 
     def __init__(
@@ -238,6 +241,8 @@ class Watcher:
                 assembly, error = self.assembler.assemble(self.touched), ""
                 text = self.render(assembly)
             except AssemblerError as err:
+                if first and isinstance(err, DiscoveryError):
+                    raise  # no directory to watch (missing, or a file): nothing to wait for
                 assembly, error = None, str(err)
             if assembly is not None and self.out in self.assembler.dependencies.paths:
                 raise AssemblerError(
@@ -249,7 +254,7 @@ class Watcher:
             if failed_before:
                 return None  # the same trouble goes on: it was said once
             self._text = None
-            return Update(None, None, f"ctxasm: {error}; still watching")
+            return Update(None, None, f"ctxasm: {display.shown(error)}; still watching")
         if assembly is self._last and not failed_before:
             return None
         return self._updated(assembly, text, first)

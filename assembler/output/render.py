@@ -8,13 +8,13 @@ only, on the path that renders, so `ctxasm lint` never pays for it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import resources
+from ..display import dumps, shown
 from ..errors import RenderError
-from ..model import Assembled, Severity, Source
+from ..model import Assembled, Policy, Severity, Source
 from . import formats
 from .sections import SEPARATOR, Section, escape_content, section_text, sections
 
@@ -36,7 +36,8 @@ def _environment(fmt: str) -> Any:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters["json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
+    env.filters["json"] = lambda value: dumps(value, indent=2)
+    env.filters["shown"] = shown
     return env
 
 
@@ -142,7 +143,7 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
             }
             for s in native
         ],
-        "sources": [_source_json(s) for s in assembly.sources],
+        "sources": [_source_json(s, assembly.policy) for s in assembly.sources],
         "diagnostics": [d._asdict() | {"severity": d.severity.value} for d in assembly.diagnostics],
         "stats": {
             "sources": sum(1 for s in assembly.sources if not s.dropped),
@@ -155,7 +156,7 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
     }
 
 
-def _source_json(s: Source) -> dict[str, Any]:
+def _source_json(s: Source, policy: Policy) -> dict[str, Any]:
     return {
         "layer": s.layer.value,
         "path": s.display,
@@ -174,5 +175,5 @@ def _source_json(s: Source) -> dict[str, Any]:
         "paths": list(s.paths),
         "lazy": s.lazy,
         "dropped": s.dropped,
-        "escaped_closing_tags": escape_content(s.content, s.tag)[1],
+        "escaped_closing_tags": len(escape_content(s.content, policy, s.tag).closing),
     }

@@ -2,8 +2,13 @@
 
 Sections are ordered most-stable-first (by layer, keeping load order within a layer) unless
 the policy lists tags explicitly; the dynamic boundary sits after the last section of a
-static layer. A section's content cannot close its own tag: `</tag>` inside it becomes
-`&lt;/tag>` (and the assembly says so).
+static layer. Content cannot forge that structure: in a section's content, every opening or
+closing tag of a section the policy can emit (`<project_instructions ...>`, `</auto_memory>`,
+any case, spaces allowed) has its `<` written as `&lt;`, and the boundary marker has its
+first character written as a character reference (`&#95;_SYSTEM_PROMPT_...`), so a parser
+of the output, or a split at the marker, sees only the sections ctxasm made. The assembly
+says so (CTX503, CTX504). The formats of a client (`claude-code`) reproduce the client's
+text byte for byte and escape nothing; lint reports the same occurrences there.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..model import Layer, Policy, Source
+from ..display import shown
+from ..model import SKILLS_TAG, Layer, Policy, Source
 
 
 class Section(NamedTuple):
@@ -28,15 +34,61 @@ class Section(NamedTuple):
         return self.source is None
 
 
-def closing_tag(tag: str) -> re.Pattern[str]:
-    return re.compile(rf"</(\s*{re.escape(tag)}\s*)>", re.IGNORECASE)
+class Escaped(NamedTuple):
+    """A section's content with its forged structure neutralised, and what there was."""
+
+    text: str
+    closing: tuple[str, ...] = ()  # the tag of each closing tag found (lower case)
+    opening: tuple[str, ...] = ()  # the tag of each opening tag found (lower case)
+    boundaries: int = 0  # boundary markers found
+
+    @property
+    def forged(self) -> bool:
+        return bool(self.closing or self.opening or self.boundaries)
 
 
-def escape_content(content: str, tag: str) -> tuple[str, int]:
-    """`content` with every closing `</tag>` neutralised, and how many there were."""
-    if "</" not in content:
-        return content, 0
-    return closing_tag(tag).subn(r"&lt;/\1>", content)
+def section_tags(policy: Policy, own: str = "") -> tuple[str, ...]:
+    """Every tag a section of `policy` can have (and `own`, the tag of the section at hand)."""
+    tags = {policy.tag_for(layer) for layer in Layer} | {f.tag for f in policy.workspace}
+    tags |= {*policy.order, SKILLS_TAG, own}
+    return tuple(sorted(t for t in tags if t))
+
+
+def structure_pattern(tags: Sequence[str], boundary: str) -> re.Pattern[str]:
+    """What forges structure: the `<` of an opening or closing tag of one of `tags` (groups
+    `slash` and `tag`), or the boundary marker (group `boundary`)."""
+    names = "|".join(re.escape(t) for t in sorted(tags, key=len, reverse=True))
+    tag = rf"(?i:<(?=\s*(?P<slash>/?)\s*(?P<tag>{names})(?:[\s/>]|\Z)))"
+    return re.compile(rf"{tag}|(?P<boundary>{re.escape(boundary)})" if boundary else tag)
+
+
+def escape_content(content: str, policy: Policy, own: str = "") -> Escaped:
+    """`content` with every tag of a section (`section_tags`) and the boundary marker
+    neutralised, and what was found."""
+    boundary = policy.boundary
+    if "<" not in content and not (boundary and boundary in content):
+        return Escaped(content)
+    closing: list[str] = []
+    opening: list[str] = []
+    boundaries = 0
+
+    def neutralise(match: re.Match[str]) -> str:
+        nonlocal boundaries
+        if match.group("boundary") is not None:
+            boundaries += 1
+            return neutral_boundary(boundary)
+        (closing if match.group("slash") else opening).append(match.group("tag").lower())
+        return "&lt;"
+
+    text = structure_pattern(section_tags(policy, own), boundary).sub(neutralise, content)
+    return Escaped(text, tuple(closing), tuple(opening), boundaries)
+
+
+def neutral_boundary(boundary: str) -> str:
+    """The marker with its first character as a character reference: it reads the same to a
+    person and splits nothing."""
+    first = boundary[0]
+    return ("&lt;" if first == "<" else f"&#{ord(first)};") + boundary[1:]
 
 
 def quote_attribute(value: str) -> str:
@@ -69,10 +121,11 @@ def sections(sources: Sequence[Source], policy: Policy) -> list[Section]:
 
 
 def source_section(source: Source, policy: Policy) -> Section:
-    content, _ = escape_content(
-        source.content.strip() if source.lazy else source.content, source.tag
-    )
-    attribute = f' source="{quote_attribute(source.display)}"' if policy.source_attribute else ""
+    content = escape_content(
+        source.content.strip() if source.lazy else source.content, policy, source.tag
+    ).text
+    shown_as = quote_attribute(shown(source.display))
+    attribute = f' source="{shown_as}"' if policy.source_attribute else ""
     return Section(source.tag, source, content, attribute)
 
 

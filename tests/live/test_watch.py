@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from assembler import Assembler, assemble
+from assembler import Assembler, DiscoveryError, assemble
 from assembler.live.watch import Update, Watcher, relevant
 from tests.helpers.trees import ROOT, build, git_init, machine
 
@@ -248,3 +248,26 @@ def test_cli_watch_rewrites_out_and_exits_0_on_ctrl_c(tmp_path: Path, tree: Path
     assert lines[0].startswith("ctxasm: watching 5 sources, ")
     assert lines[1].startswith("ctxasm: changed CLAUDE.local.md; ")
     assert len(lines) == 2, stderr
+
+
+def test_a_hostile_name_keeps_the_update_on_one_line(session: Session, tree: Path) -> None:
+    (tree / ".claude/rules/a\nctxasm: forged\x1b[2J.md").write_text("Forged.")
+    update = session.until(lambda u: "added" in u.line)
+    assert update.line.startswith("ctxasm: added .claude/rules/a\\nctxasm: forged\\x1b[2J.md; ")
+
+
+@pytest.mark.parametrize("where", ["missing", "a file"])
+def test_watching_no_directory_is_an_error_at_start(tmp_path: Path, tree: Path, where: str) -> None:
+    target = tree / "CLAUDE.md" if where == "a file" else tmp_path / "missing"
+    with (
+        Watcher(Assembler(target, **machine(tmp_path)), render=lambda a: a.text) as watcher,
+        pytest.raises(DiscoveryError, match="directory"),
+    ):
+        watcher.start()
+    result = subprocess.run(
+        [sys.executable, "-m", "assembler", "watch", str(target),
+         "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")],
+        capture_output=True, text=True, timeout=WAIT, check=False,
+    )  # fmt: skip
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"ctxasm: {target}: ") and result.stderr.count("\n") == 1

@@ -1,0 +1,54 @@
+"""The display form of text that came from outside: file names, import tokens, globs.
+
+Whatever a repository names its files, a diagnostic stays one line that a terminal shows as
+it is, and every JSON document (the json format, the provider requests, lint's JSON and SARIF,
+explain's JSON) stays valid UTF-8. `shown` is the one place that decides how: newlines, other
+control characters (ANSI escapes start with one), Unicode line separators and bidirectional
+controls are written as backslash escapes, and a byte of a file name that is not UTF-8 (which
+Python gives as a lone surrogate, `os.fsdecode`'s `surrogateescape`) as `\\xNN`. `dumps` is
+`json.dumps` with the same escapes for the lone surrogates, the one thing JSON cannot carry.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+PATTERN_CHARS = 200  # a glob or token longer than this is shown as head…tail
+
+# C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates.
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as `surrogateescape` keeps it
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def shown(text: str, limit: int = 0) -> str:
+    """`text` as one printable line; over `limit` characters (0: no limit), its head and
+    tail around an ellipsis."""
+    if limit and len(text) > limit:
+        half = (limit - 1) // 2
+        text = f"{text[:half]}…{text[len(text) - half :]}"
+    return _UNSAFE.sub(lambda m: _escape(m.group()), text)
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """`json.dumps(value, ensure_ascii=False, **options)`, with every lone surrogate (a file
+    name byte that is not UTF-8) in its display form, so the text encodes as UTF-8."""
+    import json  # not at import: `ctxasm lint` in text mode never needs it
+
+    text = json.dumps(value, ensure_ascii=False, **options)
+    if not _SURROGATE.search(text):
+        return text
+    # Inside a JSON string: the display form's backslash is itself escaped.
+    return _SURROGATE.sub(lambda m: _escape(m.group()).replace("\\", "\\\\"), text)

@@ -1,0 +1,190 @@
+"""`--out` and stdout: files replaced atomically, links followed, devices and FIFOs never
+replaced, a source never overwritten, and write errors as one line (the real CLI)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from assembler import AssemblerError
+from assembler.output.write import write_file
+from tests.helpers.trees import Link, build, git_init
+
+RENDERED = (
+    '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__\n\n<project_instructions source="CLAUDE.md">\nhello\n'
+    "</project_instructions>"
+)
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+
+
+def ctxasm(
+    tmp: Path, *args: str, stdout: int | IO[Any] = subprocess.PIPE, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    machine = ("--home", str(tmp / "home"), "--managed-dir", str(tmp / "managed"))
+    return subprocess.run(
+        [sys.executable, "-m", "assembler", *args, *machine],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        check=False,
+        **kwargs,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "hello"})
+    return tmp_path / "repo"
+
+
+def render_to(repo: Path, out: str | Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return ctxasm(repo.parent, "render", str(repo), "--out", str(out), **kwargs)
+
+
+def test_a_file_is_replaced_atomically_and_keeps_its_mode(repo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ctx.xml"
+    out.write_text("old, and longer than what replaces it " * 10)
+    out.chmod(0o640)
+    inode = out.stat().st_ino
+    assert render_to(repo, out).returncode == 0
+    assert out.read_text() == RENDERED
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert out.stat().st_ino != inode  # a new file renamed into place, not rewritten
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.xml", "repo"]  # no temp left
+
+
+def test_a_new_file_follows_the_umask(repo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "new.xml"
+    result = render_to(repo, out, preexec_fn=lambda: os.umask(0o027))
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640  # not mkstemp's 0600
+
+
+def test_a_symlink_is_written_through(repo: Path, tmp_path: Path) -> None:
+    build(tmp_path, {"real/ctx.xml": "old", "link.xml": Link("real/ctx.xml")})
+    build(tmp_path, {"dangling.xml": Link("real/later.xml")})
+    assert render_to(repo, tmp_path / "link.xml").returncode == 0
+    assert render_to(repo, tmp_path / "dangling.xml").returncode == 0
+    assert os.readlink(tmp_path / "link.xml") == "real/ctx.xml"
+    assert (tmp_path / "real/ctx.xml").read_text() == RENDERED
+    assert (tmp_path / "real/later.xml").read_text() == RENDERED
+
+
+def test_a_fifo_is_written_in_place(repo: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    result = render_to(repo, fifo)
+    reader.join(timeout=30)
+    assert (result.returncode, got) == (0, [RENDERED])
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_stdout_as_a_path_is_written_in_place(repo: Path, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    log.write_text("kept\n")
+    # /dev/fd/1 rather than /dev/stdout: a regression here, run as root, must not be able to
+    # rename a file over the machine's /dev/stdout (a rename into /dev/fd fails harmlessly).
+    with log.open("a") as appended:
+        assert render_to(repo, "/dev/fd/1", stdout=appended).returncode == 0
+    assert log.read_text() == "kept\n" + RENDERED
+
+
+@root_only
+def test_a_device_is_never_replaced(repo: Path, tmp_path: Path) -> None:
+    full, null = tmp_path / "full", tmp_path / "null"
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    result = render_to(repo, full)
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"ctxasm: {full}: cannot write (No space left on device)\n",
+    )
+    assert render_to(repo, null).returncode == 0
+    for device in (full, null):
+        assert stat.S_ISCHR(device.lstat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full", "null", "repo"]
+
+
+def test_a_socket_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        with pytest.raises(AssemblerError, match="socket or block device; refusing"):
+            write_file(path, "text")
+    assert stat.S_ISSOCK(path.lstat().st_mode)
+
+
+@pytest.mark.parametrize("via", ["CLAUDE.md", "link.md"])
+def test_out_never_overwrites_a_source(repo: Path, via: str) -> None:
+    build(repo, {"link.md": Link("CLAUDE.md"), ".claude/rules/r.md": "---\npaths: a\n---\nr"})
+    for args in (("render", "--out"), ("cache", "--save")):
+        result = ctxasm(repo.parent, args[0], str(repo), args[1], str(repo / via))
+        assert (result.returncode, result.stderr) == (
+            2,
+            f"ctxasm: {repo / via}: is {repo / 'CLAUDE.md'}, a source of this context; "
+            "write the output elsewhere\n",
+        )
+    rule = render_to(repo, repo / ".claude/rules/r.md")  # conditional, not loaded yet
+    assert rule.returncode == 2 and "a source of this context" in rule.stderr
+    assert (repo / "CLAUDE.md").read_text() == "hello"
+
+
+def _closed_pipe() -> int:
+    read, write = os.pipe()
+    os.close(read)
+    return write
+
+
+STDOUT_FAILURES = {
+    "closed pipe": "stdout: cannot write (Broken pipe)",  # `| head -c0`
+    "full disk": "stdout: cannot write (No space left on device)",  # `> /dev/full`
+    "closed": "stdout is closed: nothing can be written; use --out or redirect it",  # `>&-`
+}
+COMMANDS: dict[str, Sequence[str]] = {
+    "render": ("render", "{repo}"),
+    "explain": ("explain", "{repo}"),
+    "lint": ("lint", "{repo}/CLAUDE.md", "--format", "json"),  # "[]": something to write
+    "cache": ("cache", "{repo}"),
+}
+
+
+@pytest.mark.parametrize("failure", sorted(STDOUT_FAILURES))
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_failed_write_to_stdout_is_one_line(repo: Path, command: str, failure: str) -> None:
+    message = STDOUT_FAILURES[failure]
+    args = [a.format(repo=repo) for a in COMMANDS[command]]
+    if failure == "closed":
+        shell = ["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "assembler", *args]
+        result = subprocess.run(
+            [*shell, "--home", str(repo / "h"), "--managed-dir", str(repo / "m")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    elif failure == "closed pipe":
+        fd = _closed_pipe()
+        try:
+            result = ctxasm(repo.parent, *args, stdout=fd)
+        finally:
+            os.close(fd)
+    else:
+        if not os.path.exists("/dev/full"):
+            pytest.skip("no /dev/full here")
+        with open("/dev/full", "w") as full:
+            result = ctxasm(repo.parent, *args, stdout=full)
+    assert (result.returncode, result.stderr) == (2, f"ctxasm: {message}\n")
