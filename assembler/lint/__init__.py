@@ -18,6 +18,7 @@ from typing import NamedTuple, Unpack
 from .. import codes
 from ..discovery.disk import Disk
 from ..discovery.locations import find_git_root
+from ..discovery.rules import RULES_MAX_FILES
 from ..errors import AssemblerError
 from ..model import Policy, Severity
 from ..policy import resolve_policy
@@ -101,7 +102,7 @@ def _levels(
     return levels
 
 
-def _discover_files(root: Path, repo: GitRepo | None) -> list[Path]:
+def _discover_files(root: Path, repo: GitRepo | None, stopped: list[Path]) -> list[Path]:
     """Instruction files under `root`: git's view (tracked + untracked, not ignored), else a
     walk. A symlinked directory where instruction files go (`.claude/rules -> ../shared`) is
     listed through the link, as the client loads it (git lists only the link)."""
@@ -114,28 +115,37 @@ def _discover_files(root: Path, repo: GitRepo | None) -> list[Path]:
             for name in set(names):
                 if not name.startswith(prefix):
                     continue
-                if is_instruction_file(name):
+                if _holds_instruction_files(name) and os.path.isdir(repo.root / name):
+                    found.update(_walk(repo.root / name, repo.root, stopped, RULES_MAX_FILES))
+                elif is_instruction_file(name):
                     found.add(repo.root / name)
-                elif _holds_instruction_files(name) and os.path.isdir(repo.root / name):
-                    found.update(_walk(repo.root / name, repo.root))
             return sorted(found)
-    return _walk(root, root)
+    return _walk(root, root, stopped)
 
 
-# Files a walk lists at most under one directory given or linked (a link to `/` in
-# `.claude/rules` must not make lint list the whole machine).
+# Files a walk lists at most under the directory linted (through a symlinked rules directory:
+# as many as the client's walk loads, `RULES_MAX_FILES`), and entries it looks at (a link to
+# `/` in `.claude/rules` must not make lint list the whole machine).
 MAX_WALK_FILES = 10_000
+MAX_WALK_ENTRIES = 200_000
 
 
-def _walk(top: Path, root: Path) -> list[Path]:
+def _walk(
+    top: Path, root: Path, stopped: list[Path], max_files: int = MAX_WALK_FILES
+) -> list[Path]:
     """Instruction files under `top` (names relative to `root`), in sorted order, without
     recursion (a tree thousands of directories deep is no error). Symlinked directories are
     followed only where instruction files go (the client follows them in rules
-    directories), each real directory once."""
+    directories), each real directory once. Past `MAX_WALK_FILES` files or `MAX_WALK_ENTRIES`
+    entries it stops, and adds `top` to `stopped`."""
     found: list[Path] = []
     seen: set[tuple[int, int]] = set()  # (device, inode) of each directory listed
     stack = [top]
-    while stack and len(found) < MAX_WALK_FILES:
+    looked = 0
+    while stack:
+        if len(found) > max_files or looked >= MAX_WALK_ENTRIES:
+            stopped.append(top)
+            break
         directory = stack.pop()
         try:
             st = os.stat(directory)
@@ -146,6 +156,7 @@ def _walk(top: Path, root: Path) -> list[Path]:
         if (st.st_dev, st.st_ino) in seen:
             continue
         seen.add((st.st_dev, st.st_ino))
+        looked += len(entries)
         below = []
         for entry in entries:
             path = Path(directory) / entry.name
@@ -162,7 +173,9 @@ def _walk(top: Path, root: Path) -> list[Path]:
             elif not is_dir and not linked_dir and is_instruction_file(rel):
                 found.append(path)
         stack += reversed(below)
-    return found[:MAX_WALK_FILES]
+    if len(found) > max_files and top not in stopped:
+        stopped.append(top)
+    return found[:max_files]
 
 
 def _holds_instruction_files(rel: str) -> bool:
@@ -222,10 +235,29 @@ def lint(
     repos = _Repos()
     try:
         whole_tree = not files and cwd is None
-        paths = _discover_files(here, repos.of(here)) if whole_tree else _given(files, here)
+        stopped: list[Path] = []
+        paths = (
+            _discover_files(here, repos.of(here), stopped)
+            if whole_tree
+            else _given(files, here, stopped)
+        )
         context = ContextChecker(policy, machine, request.max_tokens or 0)
         checkers: dict[GitRepo | None, FileChecker] = {}
-        findings: list[Finding] = []
+        findings = _leveled(
+            (
+                Finding(
+                    _shown(top, here),
+                    1,
+                    1,
+                    codes.FINDINGS_CAPPED.code,
+                    f"lint stopped listing files here after {MAX_WALK_FILES:,} files ({RULES_MAX_FILES:,} through a link) or "
+                    f"{MAX_WALK_ENTRIES:,} entries: the files beyond are not checked; is a link "
+                    "pointing at a large directory?",
+                )
+                for top in stopped
+            ),
+            levels,
+        )
         load_dirs: set[Path] = set()
         for path in paths:
             if _links_to_instruction_file(path):
@@ -247,7 +279,7 @@ def lint(
     return _finish(findings, levels, paths, here)
 
 
-def _given(files: Sequence[PathLike], here: Path) -> list[Path]:
+def _given(files: Sequence[PathLike], here: Path, stopped: list[Path]) -> list[Path]:
     """The files given; a symlinked rules directory (git, and so pre-commit, sees a file)
     stands for the instruction files in it."""
     paths = []
@@ -255,7 +287,7 @@ def _given(files: Sequence[PathLike], here: Path) -> list[Path]:
         if not os.path.lexists(path):
             raise LintError(f"{_shown(path, here)}: no such file; pass existing instruction files")
         if path.is_symlink() and path.is_dir() and _holds_instruction_files(path.as_posix()):
-            paths += _walk(path, Path(path.anchor))
+            paths += _walk(path, Path(path.anchor), stopped, RULES_MAX_FILES)
         else:
             paths.append(path)
     return paths

@@ -285,3 +285,22 @@ def test_more_placeholders_are_not_secrets(tmp_path: Path, text: str) -> None:
     repo = git_init(tmp_path / "repo")
     (repo / "CLAUDE.md").write_text(text + "\n")
     assert lint(["CLAUDE.md"], base=repo, **machine(tmp_path)).findings == ()
+
+
+def test_a_rules_link_to_a_large_tree_is_linted_as_far_as_the_client_loads(tmp_path: Path) -> None:
+    """A link to `/` or a home directory in `.claude/rules`: lint lists no more than the
+    client's walk loads (1,000 files), says where it stopped, and is done in seconds."""
+    from assembler.discovery.rules import RULES_MAX_FILES
+
+    repo = git_init(tmp_path / "repo")
+    big = tmp_path / "big"
+    for i in range(RULES_MAX_FILES + 50):
+        (big / f"d{i % 7}").mkdir(parents=True, exist_ok=True)
+        (big / f"d{i % 7}" / f"r{i}.md").write_text(f"rule {i}\n")
+    build(tmp_path, {"repo/CLAUDE.md": "hi\n", "repo/.claude/rules/all": Link(str(big))})
+    for files in ([".claude/rules/all"], []):
+        result = lint(files, base=repo, **machine(tmp_path))
+        checked = {f.path for f in result.findings}
+        stops = [f for f in result.findings if f.code == "CTX008" and f.path == ".claude/rules/all"]
+        assert len(stops) == 1 and "stopped listing" in stops[0].message
+        assert len(checked - {".claude/rules/all"}) <= RULES_MAX_FILES
