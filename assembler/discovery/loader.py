@@ -18,6 +18,7 @@ from .. import codes
 from ..codes import Code
 from ..model import Diagnostic, Layer, Reason, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
+from ..parsing.globs import shorten
 from ..parsing.imports import has_text_extension, resolve_imports
 from ..parsing.parse import Parsed, Switches, parse
 from ..tokens import estimate_tokens, text_stats
@@ -256,6 +257,13 @@ class Loader:
                     f"invalid YAML frontmatter ({parsed.frontmatter.error}); the client drops it (and any paths:): fix the YAML",
                 )
             )
+        if parsed.frontmatter.too_complex:
+            notes.append(
+                (
+                    codes.FRONTMATTER_TOO_COMPLEX,
+                    f"YAML frontmatter {parsed.frontmatter.too_complex}; ctxasm drops it (and any paths:): simplify it",
+                )
+            )
         return FileRead(parsed, tuple(notes))
 
     def _skip_message(self, result: ReadResult, what: str) -> str:
@@ -362,11 +370,18 @@ class Loader:
             return None
         globs = parsed.globs
         if globs is not None and globs.over_budget:
+            more = f" (and {globs.over_count - 1:,} more)" if globs.over_count > 1 else ""
             self.note(
                 codes.BRACE_BUDGET,
                 path,
-                f"brace expansion of {globs.over_budget[0]!r} exceeds {fm.BRACE_PATTERN_BUDGET} patterns; "
+                f"brace expansion of {shorten(globs.over_budget[0])!r}{more} exceeds the {fm.BRACE_PATTERN_BUDGET} patterns one rule's paths: share; "
                 "the client uses it unexpanded and it matches nothing: list fewer alternatives",
+            )
+        for pattern, why in globs.too_complex if globs is not None else ():
+            self.note(
+                codes.GLOB_TOO_COMPLEX,
+                path,
+                f"glob {shorten(pattern)!r} is refused ({why}) and matches nothing: simplify it",
             )
         if self.policy.content.skip_empty and not parsed.stripped:
             self.note(codes.EMPTY, path, f"{what} is empty after removing frontmatter and comments")

@@ -122,6 +122,12 @@ class _Listing:
             return
         self.seen_files.add(real)
         frontmatter, body = fm.split_frontmatter(result.text)
+        if frontmatter.too_complex:
+            self.note(
+                codes.FRONTMATTER_TOO_COMPLEX,
+                path,
+                f"YAML frontmatter {frontmatter.too_complex}; ctxasm drops it (name, description, paths:): simplify it",
+            )
         data = dict(frontmatter.data)
         name = self._name(data, entry)
         if self._offered(path, name, frontmatter, data):

@@ -26,6 +26,8 @@ from ..discovery.loader import READ_FAILURES, Loader
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..model import Diagnostic, Layer, Policy, Severity
 from ..parsing import frontmatter as fm
+from ..parsing import globs as compiled_globs
+from ..parsing.globs import shorten
 from ..parsing.imports import TEXT_EXTENSIONS, resolve_imports
 from ..parsing.parse import CLIENT, Parsed, parse
 from ..tokens import estimate_tokens
@@ -94,9 +96,17 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _line_of(text: str, pattern: str) -> int:
-    match = re.search(pattern, text, re.MULTILINE)
-    return line_col(text, match.start())[0] if match else 1
+def _key_lines(frontmatter: str, text: str) -> dict[str, int]:
+    """The file line of each top-level frontmatter key, first occurrence (one pass: a
+    frontmatter of 50,000 keys is not searched 50,000 times)."""
+    lines: dict[str, int] = {}
+    first = text.count("\n", 0, text.find(frontmatter, 3)) + 1 if frontmatter else 2
+    for number, line in enumerate(frontmatter.split("\n"), start=first):
+        key, colon, _ = line.partition(":")
+        key = key.rstrip()
+        if colon and key and not line[0].isspace():
+            lines.setdefault(key, number)
+    return lines
 
 
 # --- secrets ------------------------------------------------------------------------------
@@ -317,6 +327,12 @@ class FileChecker:
     ) -> None:
         if not frontmatter.present:
             return
+        if frontmatter.too_complex:
+            add(
+                1, 1, codes.FRONTMATTER_TOO_COMPLEX,
+                f"YAML frontmatter {frontmatter.too_complex}: ctxasm drops it and any paths:; simplify it",
+            )  # fmt: skip
+            return
         if frontmatter.error:
             add(
                 1, 1, codes.FRONTMATTER_INVALID,
@@ -325,58 +341,68 @@ class FileChecker:
             return
         rule = info.kind is FileKind.RULE
         known = _RULE_KEYS if rule else _FILE_KEYS | {"paths"}
+        lines = _key_lines(frontmatter.text, text)
         for key in frontmatter.data:
             if key not in known:
                 hint = (
                     " (Claude Code reads `paths`, not Cursor's `globs`)" if key == "globs" else ""
                 )
                 add(
-                    _line_of(text, rf"^{re.escape(key)}\s*:"), 1, codes.FRONTMATTER_KEY,
+                    lines.get(key, 1), 1, codes.FRONTMATTER_KEY,
                     f"frontmatter key '{key}' is not read for this file{hint}: remove it",
                 )  # fmt: skip
         if "paths" in frontmatter.data and not rule:
             add(
-                _line_of(text, r"^paths\s*:"), 1, codes.PATHS_ON_FILE,
+                lines.get("paths", 1), 1, codes.PATHS_ON_FILE,
                 "paths: only works in .claude/rules files; this file always loads: remove paths: or make it a rule",
             )  # fmt: skip
         if rule:
-            self._globs(info, frontmatter, text, add)
+            self._globs(info, frontmatter, lines.get("paths", 1), add)
 
-    def _globs(self, info: FileInfo, frontmatter: fm.Frontmatter, text: str, add: Add) -> None:
+    def _globs(self, info: FileInfo, frontmatter: fm.Frontmatter, line: int, add: Add) -> None:
         globs = fm.conditional_globs(frontmatter)
         if globs is None:
             return
-        line = _line_of(text, r"^paths\s*:")
+        for pattern, why in globs.too_complex:
+            add(
+                line, 1, codes.GLOB_TOO_COMPLEX,
+                f"glob '{shorten(pattern)}' is refused ({why}) and matches nothing: simplify it",
+            )  # fmt: skip
         for raw in globs.over_budget:
             add(
                 line, 1, codes.BRACE_BUDGET,
-                f"'{raw[:60]}' expands to over 1,000 patterns: the client uses it unexpanded and it matches nothing; list fewer alternatives",
+                f"'{shorten(raw)}' is past the 1,000 patterns one rule's paths: share: the client uses it unexpanded and it matches nothing; list fewer alternatives",
             )  # fmt: skip
-        from ..discovery.rules import invalid_patterns
-
-        bad = set(invalid_patterns(globs))
-        for pattern in sorted(bad):
+        if globs.over_count > len(globs.over_budget):
             add(
-                line,
-                1,
-                codes.INVALID_GLOB,
-                f"glob '{pattern}' is invalid and matches nothing: fix it",
-            )
+                line, 1, codes.BRACE_BUDGET,
+                f"{globs.over_count - len(globs.over_budget):,} more patterns are past the budget; list fewer",
+            )  # fmt: skip
+        problems = {p: compiled_globs.gitignore(p).problem for p in globs.patterns}
+        for pattern in sorted(p for p, problem in problems.items() if problem):
+            if problems[pattern] == compiled_globs.TOO_COMPLEX:
+                add(
+                    line, 1, codes.GLOB_TOO_COMPLEX,
+                    f"glob '{shorten(pattern)}' is too complex to match in linear time and matches nothing: simplify it",
+                )  # fmt: skip
+            else:
+                add(
+                    line, 1, codes.INVALID_GLOB,
+                    f"glob '{pattern}' is invalid and matches nothing: fix it",
+                )  # fmt: skip
         if self.repo is None:
             return
         base = self.repo.relative(info.load_dir)
         tracked = self.repo.tracked()
         if base is None or not tracked:
             return
-        import pathspec
-
         prefix = "" if base in ("", ".") else base + "/"
         candidates = [p[len(prefix) :] for p in tracked if p.startswith(prefix)]
         for pattern in globs.patterns:
-            if pattern in bad or pattern in globs.over_budget:
+            match = compiled_globs.gitignore(pattern).match
+            if problems[pattern] or pattern in globs.over_budget or match is None:
                 continue
-            spec = pathspec.GitIgnoreSpec.from_lines([pattern])
-            if not any(spec.match_file(c) for c in candidates):
+            if not any(match(c) for c in candidates):
                 add(
                     line, 1, codes.DEAD_GLOB,
                     f"glob '{pattern}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
