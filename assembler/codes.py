@@ -67,6 +67,8 @@ CATALOGUE: tuple[Code, ...] = (
     (INVALID_GLOB := Code("CTX304", "invalid-glob", "a paths: glob that is invalid: it matches nothing", ERROR)),
     (DEAD_GLOB := Code("CTX305", "dead-glob", "a paths: glob that matches no file tracked by git", WARNING)),
     (BRACE_BUDGET := Code("CTX306", "brace-budget", "brace expansion over 1,000 patterns: the glob matches nothing", ERROR, WARNING)),
+    (GLOB_TOO_COMPLEX := Code("CTX307", "glob-too-complex", "a glob over 1,024 characters, past 64 KiB of globs, or not linear to match: it matches nothing", ERROR, WARNING)),
+    (FRONTMATTER_TOO_COMPLEX := Code("CTX308", "frontmatter-too-complex", "YAML frontmatter over 20,000 nodes (aliases expanded) or 64 levels deep: dropped", ERROR, WARNING)),
     # Placement.
     (NEVER_LOADED := Code("CTX401", "dot-claude-local", ".claude/CLAUDE.local.md is never loaded", ERROR)),
     (LOCAL_NOT_IGNORED := Code("CTX402", "local-not-ignored", "CLAUDE.local.md tracked by git or not git-ignored", ERROR)),

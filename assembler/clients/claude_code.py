@@ -28,6 +28,7 @@ from ..discovery.settings import (
     exclude_matcher,
     read_setup,
 )
+from ..display import PATTERN_CHARS, shown
 from ..model import Assembled, Layer, Reason, Why
 from ..parsing.markdown import strip_block_comments
 from .base import FileKind, FileRole, FormatContext
@@ -62,7 +63,14 @@ class ClaudeCode:
 
     def discover(self, run: Run) -> Discovery:
         setup = read_setup(run.context, run.disk)
-        loader = Loader(run, exclude=exclude_matcher(setup.settings.excludes, run.disk))
+        excludes = exclude_matcher(setup.settings.excludes, run.disk)
+        loader = Loader(run, exclude=excludes.excluded)
+        for pattern, why in excludes.refused:
+            loader.note(
+                codes.GLOB_TOO_COMPLEX,
+                "claudeMdExcludes",
+                f"pattern {shown(pattern, PATTERN_CHARS)!r} is refused ({why}) and excludes nothing: simplify it",
+            )
         for path, problem in setup.settings.problems:
             loader.note(codes.SETTINGS_INVALID, path, problem)
         out = [

@@ -50,7 +50,7 @@ def resolve_touched(path: str | os.PathLike[str], disk: Disk) -> Path:
 def touch(run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]) -> Discovery:
     """The sources newly attached when the agent reads `target`, in the client's order."""
     ctx = run.context
-    exclude = exclude_matcher(setup.settings.excludes, run.disk)
+    exclude = exclude_matcher(setup.settings.excludes, run.disk).excluded
     loader = Loader(run, exclude=exclude)
     if not target.is_relative_to(ctx.cwd):
         loader.note(

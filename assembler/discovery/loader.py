@@ -263,6 +263,13 @@ class Loader:
                     f"invalid YAML frontmatter ({parsed.frontmatter.error}); the client drops it (and any paths:): fix the YAML",
                 )
             )
+        if parsed.frontmatter.too_complex:
+            notes.append(
+                (
+                    codes.FRONTMATTER_TOO_COMPLEX,
+                    f"YAML frontmatter {parsed.frontmatter.too_complex}; ctxasm drops it (and any paths:): simplify it",
+                )
+            )
         return FileRead(parsed, tuple(notes))
 
     def _skip_message(self, result: ReadResult, what: str) -> str:
@@ -412,11 +419,18 @@ class Loader:
             return None
         globs = parsed.globs
         if globs is not None and globs.over_budget:
+            more = f" (and {globs.over_count - 1:,} more)" if globs.over_count > 1 else ""
             self.note(
                 codes.BRACE_BUDGET,
                 path,
-                f"brace expansion of {shown(globs.over_budget[0], PATTERN_CHARS)!r} exceeds {fm.BRACE_PATTERN_BUDGET} patterns; "
+                f"brace expansion of {shown(globs.over_budget[0], PATTERN_CHARS)!r}{more} exceeds the {fm.BRACE_PATTERN_BUDGET} patterns one rule's paths: share; "
                 "the client uses it unexpanded and it matches nothing: list fewer alternatives",
+            )
+        for pattern, why in globs.too_complex if globs is not None else ():
+            self.note(
+                codes.GLOB_TOO_COMPLEX,
+                path,
+                f"glob {shown(pattern, PATTERN_CHARS)!r} is refused ({why}) and matches nothing: simplify it",
             )
         if self.policy.content.skip_empty and not parsed.stripped:
             self.note(codes.EMPTY, path, f"{what} is empty after removing frontmatter and comments")

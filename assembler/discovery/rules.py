@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from .. import codes
 from ..model import Layer, Reason, RulesOrder, Why
+from ..parsing import globs as compiled_globs
 from ..parsing.frontmatter import Globs
 from .loader import Loaded, Loader
 from .reader import ReadResult, ReadStatus, probe
@@ -195,28 +196,11 @@ def matching_patterns(globs: Globs, target: str, base_dir: str) -> str | None:
     rel = _relative(target, base_dir)
     if rel is None:
         return None
-    import pathspec
-
-    for pattern in globs.patterns:
-        try:
-            spec = pathspec.GitIgnoreSpec.from_lines([pattern])
-        except ValueError:  # an invalid pattern matches nothing; the others still work
-            continue
-        if spec.match_file(rel):
-            return pattern
-    return None
+    return compiled_globs.first_match(globs.patterns, rel)
 
 
 def invalid_patterns(globs: Globs) -> Sequence[str]:
-    import pathspec
-
-    bad = []
-    for pattern in globs.patterns:
-        try:
-            spec = pathspec.GitIgnoreSpec.from_lines([pattern])
-        except ValueError:
-            bad.append(pattern)
-            continue
-        if all(p.include is None for p in spec.patterns):
-            bad.append(pattern)
-    return bad
+    """The patterns of `globs` that are invalid gitignore globs (they match nothing)."""
+    return [
+        p for p in globs.patterns if compiled_globs.gitignore(p).problem == compiled_globs.INVALID
+    ]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..model import Layer
+from ..parsing import globs
 from .context import Context
 from .disk import Disk
 from .locations import env_falsy, env_truthy
@@ -184,30 +185,40 @@ def external_imports_approved(
     return isinstance(entry, dict) and entry.get("hasClaudeMdExternalIncludesApproved") is True, ""
 
 
-def exclude_matcher(patterns: tuple[str, ...], disk: Disk) -> Callable[[str, Layer], bool] | None:
-    """`claudeMdExcludes`: picomatch `{dot: true}` semantics (globstar, braces) over absolute,
-    `/`-separated paths, never for managed or memory files; None without patterns."""
+class ExcludeMatcher(NamedTuple):
+    """`claudeMdExcludes` compiled: `excluded` (None without usable patterns) and, for each
+    pattern refused as too complex, (the pattern, why)."""
+
+    excluded: Callable[[str, Layer], bool] | None
+    refused: tuple[tuple[str, str], ...] = ()
+
+
+def exclude_matcher(patterns: tuple[str, ...], disk: Disk) -> ExcludeMatcher:
+    """`claudeMdExcludes`: picomatch `{dot: true}` semantics (globstar, braces, extglobs) over
+    absolute, `/`-separated paths, never for managed or memory files; matched in linear time
+    (`parsing.globs`)."""
     expanded = [p.replace("\\", "/") for p in patterns if p]
     if not expanded:
-        return None
-    from wcmatch import glob
-
-    flags = glob.GLOBSTAR | glob.BRACE | glob.DOTGLOB | glob.EXTGLOB | glob.FORCEUNIX
+        return ExcludeMatcher(None)
+    written = len(expanded)
     # Claude Code adds the realpath variant of each absolute pattern's static prefix.
     for pattern in list(expanded):
-        if pattern.startswith("/"):
+        if pattern.startswith("/") and len(pattern) <= globs.MAX_GLOB_CHARS:
             cut = min((pattern.find(c) for c in "*?{[" if c in pattern), default=len(pattern))
             directory = os.path.dirname(pattern[:cut])
             real = disk.realpath(directory)  # a link there retargeted later is seen
             if real != directory:
                 expanded.append(real + pattern[len(directory) :])
+    compiled = globs.excludes(expanded)
+    refused = tuple((expanded[i], why) for i, why in compiled.refused if i < written)
+    match = compiled.match
+    if match is None:
+        return ExcludeMatcher(None, refused)
 
     def excluded(path: str, layer: Layer) -> bool:
-        if layer not in _EXCLUDABLE:
-            return False
-        return bool(glob.globmatch(path.replace("\\", "/"), expanded, flags=flags))
+        return layer in _EXCLUDABLE and match(path.replace("\\", "/"))
 
-    return excluded
+    return ExcludeMatcher(excluded, refused)
 
 
 # --- auto memory --------------------------------------------------------------------------

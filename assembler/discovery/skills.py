@@ -132,6 +132,12 @@ class _Listing:
                 f"{self.ctx.display(real)}; the client lists it too: make sure it belongs here",
             )
         frontmatter, body = fm.split_frontmatter(result.text)
+        if frontmatter.too_complex:
+            self.note(
+                codes.FRONTMATTER_TOO_COMPLEX,
+                path,
+                f"YAML frontmatter {frontmatter.too_complex}; ctxasm drops it (name, description, paths:): simplify it",
+            )
         data = dict(frontmatter.data)
         name = self._name(data, entry)
         if self._offered(path, name, frontmatter, data):

@@ -31,6 +31,7 @@ from ..display import shown as display_form
 from ..model import Diagnostic, Layer, Policy, Severity
 from ..output.sections import section_tags, structure_pattern
 from ..parsing import frontmatter as fm
+from ..parsing import globs as compiled_globs
 from ..parsing.imports import TEXT_EXTENSIONS, iter_imports
 from ..parsing.parse import CLIENT, Parsed, parse
 from ..tokens import estimate_tokens
@@ -409,6 +410,12 @@ class FileChecker:
     ) -> None:
         if not frontmatter.present:
             return
+        if frontmatter.too_complex:
+            add(
+                1, 1, codes.FRONTMATTER_TOO_COMPLEX,
+                f"YAML frontmatter {frontmatter.too_complex}: ctxasm drops it and any paths:; simplify it",
+            )  # fmt: skip
+            return
         if frontmatter.error:
             add(
                 1, 1, codes.FRONTMATTER_INVALID,
@@ -439,36 +446,46 @@ class FileChecker:
         if globs is None:
             return
         line = lines.of_key("paths", frontmatter)
+        for pattern, why in globs.too_complex:
+            add(
+                line, 1, codes.GLOB_TOO_COMPLEX,
+                f"glob '{display_form(pattern, PATTERN_CHARS)}' is refused ({why}) and matches nothing: simplify it",
+            )  # fmt: skip
         for raw in globs.over_budget:
             add(
                 line, 1, codes.BRACE_BUDGET,
-                f"'{raw[:60]}' expands to over 1,000 patterns: the client uses it unexpanded and it matches nothing; list fewer alternatives",
+                f"'{display_form(raw, PATTERN_CHARS)}' is past the 1,000 patterns one rule's paths: share: the client uses it unexpanded and it matches nothing; list fewer alternatives",
             )  # fmt: skip
-        from ..discovery.rules import invalid_patterns
-
-        bad = set(invalid_patterns(globs))
-        for pattern in sorted(bad):
+        if globs.over_count > len(globs.over_budget):
             add(
-                line,
-                1,
-                codes.INVALID_GLOB,
-                f"glob '{display_form(pattern, PATTERN_CHARS)}' is invalid and matches nothing: fix it",
-            )
+                line, 1, codes.BRACE_BUDGET,
+                f"{globs.over_count - len(globs.over_budget):,} more patterns are past the budget; list fewer",
+            )  # fmt: skip
+        problems = {p: compiled_globs.gitignore(p).problem for p in globs.patterns}
+        for pattern in sorted(p for p, problem in problems.items() if problem):
+            if problems[pattern] == compiled_globs.TOO_COMPLEX:
+                add(
+                    line, 1, codes.GLOB_TOO_COMPLEX,
+                    f"glob '{display_form(pattern, PATTERN_CHARS)}' is too complex to match in linear time and matches nothing: simplify it",
+                )  # fmt: skip
+            else:
+                add(
+                    line, 1, codes.INVALID_GLOB,
+                    f"glob '{pattern}' is invalid and matches nothing: fix it",
+                )  # fmt: skip
         if self.repo is None:
             return
         base = self.repo.relative(info.load_dir)
         tracked = self.repo.tracked()
         if base is None or not tracked:
             return
-        import pathspec
-
         prefix = "" if base in ("", ".") else base + "/"
         candidates = [p[len(prefix) :] for p in tracked if p.startswith(prefix)]
         for pattern in globs.patterns:
-            if pattern in bad or pattern in globs.over_budget:
+            match = compiled_globs.gitignore(pattern).match
+            if problems[pattern] or pattern in globs.over_budget or match is None:
                 continue
-            spec = pathspec.GitIgnoreSpec.from_lines([pattern])
-            if not any(spec.match_file(c) for c in candidates):
+            if not any(match(c) for c in candidates):
                 add(
                     line, 1, codes.DEAD_GLOB,
                     f"glob '{display_form(pattern, PATTERN_CHARS)}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
@@ -479,14 +496,14 @@ class FileChecker:
         context = self.machine.context(info.load_dir)
         if context is None or info.kind is FileKind.OTHER:
             return
-        root, shown = str(context.project_root), os.path.normpath(info.path)
+        root, written = str(context.project_root), os.path.normpath(info.path)
         real = os.path.realpath(info.path)
-        if not within(shown, root) or within(real, root):
+        if not within(written, root) or within(real, root):
             return
         home = within(real, str(self.machine.home))
         add(
             1, 1, codes.OUTSIDE_HOME if home else codes.OUTSIDE_PROJECT,
-            f"links to {real}, {'in your home directory' if home else 'outside the project'}: "
+            f"links to {display_form(real)}, {'in your home directory' if home else 'outside the project'}: "
             "the client loads it into the prompt; copy what belongs here into the repository",
         )  # fmt: skip
 

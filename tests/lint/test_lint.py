@@ -128,6 +128,19 @@ CASES: dict[str, tuple[Files, Files, str]] = {
         },
         ".claude/rules/r.md",
     ),
+    "CTX307": (
+        {"repo/.claude/rules/r.md": "---\npaths: '" + "*a" * 600 + "'\n---\nrule\n"},
+        {
+            "repo/.claude/rules/r.md": "---\npaths: '" + "*a" * 20 + "'\n---\nrule\n",
+            "repo/" + "a" * 20: "",
+        },
+        ".claude/rules/r.md",
+    ),
+    "CTX308": (
+        {"repo/.claude/rules/r.md": "---\n" + "x: " + "[" * 65 + "]" * 65 + "\n---\nrule\n"},
+        {"repo/.claude/rules/r.md": "---\n" + "x: " + "[" * 63 + "]" * 63 + "\n---\nrule\n"},
+        ".claude/rules/r.md",
+    ),
     "CTX401": (
         {"repo/.claude/CLAUDE.local.md": "x"},
         {"repo/CLAUDE.local.md": "x", "repo/.gitignore": "CLAUDE.local.md\n"},

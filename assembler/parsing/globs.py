@@ -1,0 +1,329 @@
+"""Compiling globs, linear in time: the one place a glob becomes a matcher.
+
+Two dialects are matched: gitignore globs (`paths:` of rules and skills, lint's dead-glob
+check; pathspec's `GitIgnoreSpec` semantics) and `claudeMdExcludes` (picomatch `{dot: true}`
+over absolute paths, as wcmatch's `GLOBSTAR | BRACE | DOTGLOB | EXTGLOB` reads them). Both
+compile to RE2 (google-re2), whose matching is linear in the path: a backtracking engine
+takes exponential time on globs such as `*a*a*...*a*z` or `+(a|aa)z`, so a repository could
+hang `render --touch` and lint with one line.
+
+Compiling still costs time in the pattern's size, so a pattern is refused before it is
+translated when it is longer than `MAX_GLOB_CHARS`, and one list of patterns (one rule's
+`paths:`, all `claudeMdExcludes`) compiles at most `GLOB_CHARS_BUDGET` characters; what is
+refused matches nothing and is reported (CTX307). RE2, bracex and pathspec are imported only
+when a glob is compiled, so `ctxasm lint` on a tree without globs never loads them.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
+
+MAX_GLOB_CHARS = 1024
+GLOB_CHARS_BUDGET = 64 * 1024
+# claudeMdExcludes: brace expansion shares one budget over all patterns (as wcmatch's limit did).
+EXCLUDE_PATTERN_BUDGET = 1000
+
+Matcher = Callable[[str], bool]
+
+
+class Admitted(NamedTuple):
+    """Patterns kept for compiling, and those refused (pattern, why) before translation."""
+
+    kept: tuple[str, ...]
+    refused: tuple[tuple[str, str], ...] = ()
+
+
+def admit(patterns: Iterable[str], budget: int = GLOB_CHARS_BUDGET) -> Admitted:
+    """Split `patterns` into those that may be compiled and those too complex to."""
+    kept: list[str] = []
+    refused: list[tuple[str, str]] = []
+    for pattern in patterns:
+        if len(pattern) > MAX_GLOB_CHARS:
+            refused.append((pattern, f"longer than {MAX_GLOB_CHARS:,} characters"))
+        elif len(pattern) > budget:
+            refused.append(
+                (pattern, f"past the {GLOB_CHARS_BUDGET // 1024} KiB of globs one list may hold")
+            )
+        else:
+            budget -= len(pattern)
+            kept.append(pattern)
+    return Admitted(tuple(kept), tuple(refused))
+
+
+def _re2_options() -> Any:
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # a refused pattern is our diagnostic, not a line on stderr
+    return options
+
+
+def _compile(regex: str) -> Matcher | None:
+    """`regex` compiled by RE2 (a full match from the start), or None when RE2 refuses it."""
+    import re2
+
+    try:
+        compiled = re2.compile(regex, _re2_options())
+    except re2.error:
+        return None
+    return lambda path: compiled.match(path) is not None
+
+
+# --- gitignore (pathspec semantics) -------------------------------------------------------
+
+
+class Compiled(NamedTuple):
+    """A compiled glob: `match` is None when it matches nothing, and `problem` says why."""
+
+    match: Matcher | None
+    problem: str = ""  # "": fine; else "invalid" or "too complex"
+
+
+INVALID = "invalid"
+TOO_COMPLEX = "too complex"
+
+
+@functools.lru_cache(maxsize=4096)
+def gitignore(pattern: str) -> Compiled:
+    """One gitignore pattern as `pathspec.GitIgnoreSpec.from_lines([pattern])` matches it,
+    compiled by RE2. Memoized by the pattern (pure; bounded): a rule is matched on every touch.
+
+    pathspec translates the pattern (its own `pattern_to_regex`, the one definition of the
+    semantics) and RE2 compiles the regex; pathspec's own `re2` backend would also compile
+    it with Python's `re` first, four times the cost."""
+    if len(pattern) > MAX_GLOB_CHARS:
+        return Compiled(None, TOO_COMPLEX)
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    try:
+        regex, include = GitIgnoreSpecPattern.pattern_to_regex(pattern)
+    except ValueError:
+        return Compiled(None, INVALID)
+    if include is None or regex is None:  # a blank line or a comment: matches nothing
+        return Compiled(None, INVALID)
+    if not include:  # a lone negation excludes from nothing
+        return Compiled(None)
+    text = regex if isinstance(regex, str) else regex.decode()
+    # Python's `re`, which pathspec's semantics come from, reads `[[:alpha:]]` as a class
+    # holding `[`, `:`, ... followed by `]`; RE2 as a POSIX class. Escaping keeps Python's.
+    for opener in ("[:", "[=", "[."):
+        text = text.replace(opener, "[\\" + opener[1])
+    match = _compile(text)
+    return Compiled(match, "" if match is not None else TOO_COMPLEX)
+
+
+def first_match(patterns: Sequence[str], path: str) -> str | None:
+    """The first of `patterns` matching the relative, `/`-separated `path`, or None."""
+    for pattern in patterns:
+        match = gitignore(pattern).match
+        if match is not None and match(path):
+            return pattern
+    return None
+
+
+# --- claudeMdExcludes (picomatch / wcmatch semantics) -------------------------------------
+
+
+class Excludes(NamedTuple):
+    """`claudeMdExcludes` compiled: `match` (None: no usable pattern) and, for each refused
+    pattern, its index in the list and why."""
+
+    match: Matcher | None
+    refused: tuple[tuple[int, str], ...] = ()
+
+
+def excludes(patterns: Sequence[str]) -> Excludes:
+    """Compile `claudeMdExcludes` patterns into one linear matcher of normalised absolute
+    paths. Brace expansion shares one budget of `EXCLUDE_PATTERN_BUDGET` patterns, and the
+    expanded patterns `GLOB_CHARS_BUDGET` characters."""
+    import bracex
+
+    refused: list[tuple[int, str]] = []
+    regexes: list[str] = []
+    budget, chars = EXCLUDE_PATTERN_BUDGET, GLOB_CHARS_BUDGET
+    for index, pattern in enumerate(patterns):
+        if len(pattern) > MAX_GLOB_CHARS:
+            refused.append((index, f"longer than {MAX_GLOB_CHARS:,} characters"))
+            continue
+        try:
+            alternatives = bracex.expand(pattern, keep_escapes=True, limit=max(budget, 1))
+        except bracex.ExpansionLimitException:
+            alternatives = []
+        if not 0 < len(alternatives) <= budget:
+            refused.append(
+                (index, f"brace expansion past the {EXCLUDE_PATTERN_BUDGET:,} patterns all share")
+            )
+            continue
+        admitted = admit(alternatives, chars)
+        if admitted.refused:
+            refused.append((index, admitted.refused[0][1]))
+            continue
+        translated = [exclude_regex(a) for a in alternatives]
+        if None in translated:
+            refused.append((index, "uses !(...), which ctxasm cannot match in linear time"))
+            continue
+        budget -= len(alternatives)
+        chars -= sum(map(len, alternatives))
+        regexes += [r for r in translated if r is not None]
+    if not regexes:
+        return Excludes(None, tuple(refused))
+    match = _compile("(?s:" + "|".join(f"(?:{r})" for r in regexes) + r")\z")
+    if match is None:  # within the limits RE2 compiles them; say so should it not
+        return Excludes(None, (*refused, *((i, "refused by RE2") for i in range(len(patterns)))))
+    return Excludes(lambda path: match(posixpath.normpath(path)), tuple(refused))
+
+
+class _Unsupported(Exception):
+    """A construct RE2 cannot express (the `!(...)` complement) or an odd class."""
+
+
+def exclude_regex(pattern: str) -> str | None:
+    """An RE2 regex (without anchors) for one brace-free `claudeMdExcludes` pattern matched
+    against a normalised absolute path (no `.`, `..` or empty segments, no trailing `/`),
+    or None when it uses what RE2 cannot express.
+
+    wcmatch's translation guards `*` and `**` against `.` and `..` segments and empty
+    segments with look-arounds RE2 lacks; a normalised path has neither, so plain classes
+    give the same answers (`tests/parsing/test_globs.py` compares the two)."""
+    absolute = pattern.startswith("/")
+    segments: list[str] = []
+    for segment in pattern.split("/"):
+        if segment and not (segment == "**" and segments and segments[-1] == "**"):
+            segments.append(segment)
+    if pattern.endswith("/") or (not absolute and _guarded(segments[0] if segments else "")):
+        # A directory pattern never matches a file; a relative pattern's leading `*` never
+        # matches the empty segment before the root (wcmatch guards it with `(?=[^/])`).
+        return _NEVER
+    out: list[str] = ["/" if absolute else ""]
+    last = len(segments) - 1
+    try:
+        for index, segment in enumerate(segments):
+            if segment != "**":
+                out.append(_sequence(segment, 0, False)[0] + ("/" if index != last else ""))
+            elif index == last:  # `a/**` matches all below `a` (not `a`), `/**` everything
+                out.append(".*")
+            else:
+                if index or absolute:
+                    out.append("(?:[^/]+/)*")
+                else:  # a leading `**/`: the segments before the root's, or none
+                    out.append("(?:.*/)" if _guarded(segments[1]) else "(?:.*/)?")
+    except _Unsupported:
+        return None
+    return "".join(out)
+
+
+def _guarded(segment: str) -> bool:
+    """Whether wcmatch requires `segment` to be non-empty (it starts with a plain `*`)."""
+    return segment != "**" and segment.startswith("*") and not segment.startswith("*(")
+
+
+_NEVER = r"[^\x00-\x{10ffff}]"  # a class of no character: matches no path
+_EXTGLOB = {"@": "", "*": "*", "+": "+", "?": "?"}
+
+
+def _sequence(text: str, i: int, nested: bool) -> tuple[str, int]:
+    """Translate `text[i:]` up to the end of the segment (or, `nested`, up to the `|` or `)`
+    that ends an extglob alternative)."""
+    out: list[str] = []
+    while i < len(text):
+        ch = text[i]
+        if nested and ch in "|)":
+            break
+        if ch in "@*+?!" and text.startswith("(", i + 1):
+            if ch == "!":
+                raise _Unsupported  # complement: not an operator RE2 has
+            alternatives: list[str] = []
+            i += 2
+            while True:
+                part, i = _sequence(text, i, True)
+                if i >= len(text):
+                    raise _Unsupported  # unclosed: wcmatch reads it literally
+                alternatives.append(part)
+                i += 1
+                if text[i - 1] == ")":
+                    break
+            out.append(f"(?:{'|'.join(alternatives)}){_EXTGLOB[ch]}")
+            continue
+        if ch == "[":
+            cls, i = _class(text, i)
+            out.append(cls)
+            continue
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        else:
+            if ch == "\\" and i + 1 < len(text):
+                i += 1
+            out.append(_literal(text[i]))
+        i += 1
+    return "".join(out), i
+
+
+def _literal(ch: str) -> str:
+    return f"\\x{{{ord(ch):x}}}"
+
+
+_POSIX = (
+    "alnum",
+    "alpha",
+    "blank",
+    "cntrl",
+    "digit",
+    "lower",
+    "space",
+    "upper",
+    "word",
+    "xdigit",
+)  # fmt: skip; ascii, graph, print and punct hold `/`: not offered
+
+
+def _class(text: str, start: int) -> tuple[str, int]:
+    """`[...]` at `text[start]`: (an RE2 class that never matches `/`, the index after it);
+    an unclosed `[` is a literal."""
+    i = start + 1
+    negate = i < len(text) and text[i] in "!^"
+    i += negate
+    items: list[str] = []
+    while i < len(text) and (text[i] != "]" or not items):
+        ch = text[i]
+        if ch == "/":
+            raise _Unsupported
+        if text.startswith("[:", i):
+            close = text.find(":]", i + 2)
+            name = text[i + 2 : close] if close > 0 else ""
+            if name not in _POSIX:
+                raise _Unsupported
+            items.append(f"[:{name}:]")
+            i = close + 2
+            continue
+        if ch == "\\" and i + 1 < len(text):
+            i += 1
+            ch = text[i]
+        if i + 2 < len(text) and text[i + 1] == "-" and text[i + 2] != "]":
+            high = text[i + 2]
+            if ord(high) < ord(ch) or high == "\\":
+                raise _Unsupported
+            items.append(_range(ch, high))
+            i += 3
+            continue
+        items.append(_literal(ch))
+        i += 1
+    if i >= len(text):
+        return r"\[", start + 1
+    body = "".join(items)
+    return (f"[^/{body}]" if negate else f"[{body}]"), i + 1
+
+
+def _range(low: str, high: str) -> str:
+    """A class range without `/` (a glob class never matches a separator)."""
+    lo, hi, slash = ord(low), ord(high), ord("/")
+    parts = []
+    if lo < slash:
+        parts.append((lo, min(hi, slash - 1)))
+    if hi > slash:
+        parts.append((max(lo, slash + 1), hi))
+    return "".join(f"\\x{{{a:x}}}-\\x{{{b:x}}}" for a, b in parts)

@@ -1,0 +1,103 @@
+"""`parsing.globs`: linear matchers with the semantics of pathspec (gitignore) and wcmatch
+(`claudeMdExcludes`), compared with those libraries on generated patterns and paths."""
+
+from __future__ import annotations
+
+import time
+
+import pathspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from wcmatch import glob as wcglob
+
+from assembler.parsing import globs
+
+WC_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.EXTGLOB | wcglob.FORCEUNIX
+
+# Pieces of patterns and of paths, small enough that the two matchers meet often. `*(a|*)`
+# (an extglob that matches an empty segment) is left out: wcmatch then also lets `/**/` match
+# across the root's empty segment, which ctxasm does not reproduce.
+_ATOMS = ["a", "b", ".x", "*", "?", "**", "[ab]", "[!a]", "[a-c]", "@(a|b)", "*(a)", "+(a|bb)",
+          "?(a)", "a*", "*b", "\\*", "[]a]", "[", "ab", "{a,b}", "x.md", "[[:alpha:]]", "[a-]",
+          "[!]]", "@(a*|b)"]  # fmt: skip
+_SEGMENTS = ["a", "b", ".x", "ab", "bb", "x.md", "*", "[", "ba", "aaa", "c", "a]", ":]", "[:"]
+
+patterns = st.builds(
+    lambda absolute, parts, slash: ("/" if absolute else "") + "/".join(parts) + slash,
+    st.booleans(),
+    st.lists(
+        st.lists(st.sampled_from(_ATOMS), min_size=1, max_size=2).map("".join),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from(["", "", "", "/"]),
+)
+paths = st.lists(st.sampled_from(_SEGMENTS), min_size=1, max_size=4).map(lambda p: "/".join(p))
+
+
+@settings(max_examples=600, deadline=None)
+@given(patterns, paths)
+def test_excludes_match_as_wcmatch_does(pattern: str, path: str) -> None:
+    compiled = globs.excludes([pattern])
+    assert compiled.match is not None, compiled.refused
+    assert compiled.match("/" + path) == wcglob.globmatch("/" + path, [pattern], flags=WC_FLAGS)
+
+
+@pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")
+@settings(max_examples=600, deadline=None)
+@given(patterns.map(lambda p: p.lstrip("/").replace("{a,b}", "a")), paths)
+def test_gitignore_matches_as_pathspec_does(pattern: str, path: str) -> None:
+    spec = pathspec.GitIgnoreSpec.from_lines([pattern], backend="simple")
+    compiled = globs.gitignore(pattern)
+    ours = compiled.match is not None and compiled.match(path)
+    assert ours == spec.match_file(path)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path"),
+    [
+        ("*a" * 40 + "*z", "a" * 60),  # exponential for a backtracking engine
+        ("**/a/" * 30 + "z", "/".join(["a"] * 200)),
+        ("+(a|aa)" * 20 + "z", "a" * 5000),
+        ("*(a|b)*", "ab" * 2500),
+    ],
+)
+def test_pathological_globs_match_in_linear_time(pattern: str, path: str) -> None:
+    start = time.perf_counter()
+    ignore = globs.gitignore(pattern)
+    assert ignore.match is not None and not ignore.match(path)
+    excluded = globs.excludes(["/" + pattern])
+    assert excluded.match is not None and excluded.match("/" + path) == (pattern == "*(a|b)*")
+    assert time.perf_counter() - start < 2
+
+
+def test_a_two_megabyte_glob_is_refused_before_it_is_translated() -> None:
+    huge = "*a" * (1024 * 1024)
+    start = time.perf_counter()
+    assert globs.gitignore(huge) == globs.Compiled(None, globs.TOO_COMPLEX)
+    assert globs.excludes([huge, "/ok/*"]).refused == ((0, "longer than 1,024 characters"),)
+    assert globs.admit([huge, "ok"]) == globs.Admitted(
+        ("ok",), ((huge, "longer than 1,024 characters"),)
+    )
+    assert time.perf_counter() - start < 1
+
+
+def test_one_list_compiles_at_most_its_character_budget() -> None:
+    pattern = "x" * 1000
+    admitted = globs.admit([pattern + str(i) for i in range(100)])
+    assert len(admitted.kept) == globs.GLOB_CHARS_BUDGET // 1004
+    assert {why for _, why in admitted.refused} == {"past the 64 KiB of globs one list may hold"}
+
+
+def test_excludes_share_one_brace_budget() -> None:
+    ten = "/{a,b,c,d,e,f,g,h,i,j}" * 2  # 100 patterns each
+    compiled = globs.excludes([ten] * 11)
+    assert compiled.refused == ((10, "brace expansion past the 1,000 patterns all share"),)
+    assert compiled.match is not None and compiled.match("/a/j")
+
+
+def test_complement_extglobs_are_refused_not_backtracked() -> None:
+    compiled = globs.excludes(["/r/!(a)/x", "/r/b/x"])
+    assert compiled.refused == ((0, "uses !(...), which ctxasm cannot match in linear time"),)
+    assert compiled.match is not None and compiled.match("/r/b/x")
