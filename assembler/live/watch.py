@@ -35,6 +35,11 @@ if TYPE_CHECKING:
 
 PathLike = str | os.PathLike[str]
 MAX_WAIT = 2.0  # a stream of events never delays a render longer than this
+# watchdog runs one thread per watched directory: at most this many, each with a small stack
+# (a repository decides how many directories its rules span; 8 MiB stacks would exhaust a
+# 1 GiB address space at about a hundred).
+MAX_WATCHED = 1024
+WATCH_STACK_BYTES = 256 * 1024
 _STOP = ("", "")
 
 
@@ -130,8 +135,10 @@ class Watcher:
         touched: Sequence[PathLike] = (),
         debounce: float = 0.1,
         out: PathLike | None = None,
+        max_watched: int = MAX_WATCHED,
     ) -> None:
         self.assembler = assembler
+        self.max_watched = max_watched
         self.render = render
         self.touched = tuple(touched)
         self.debounce = debounce
@@ -141,6 +148,7 @@ class Watcher:
         self._stopped = threading.Event()
         self._observer: Any = None
         self._watches: dict[str, tuple[Any, tuple[int, int] | None]] = {}
+        self.unwatched = 0  # directories wanted but over `MAX_WATCHED`
         self._planned: Dependencies | None = None
         self._handler: Any = None
         self._last: Assembly | None = None
@@ -270,6 +278,11 @@ class Watcher:
                 f"ctxasm: watching {live} sources, {tokens:,} tokens, "
                 f"in {len(self._watches)} directories (Ctrl-C stops)"
             )
+            if self.unwatched:
+                line += (
+                    f"; {self.unwatched:,} more directories are not watched (over "
+                    f"{self.max_watched:,}, or no thread left): changes there are not seen"
+                )
         else:
             line = summary(before, assembly, self._tokens, tokens)
         known = set(before.diagnostics) if before is not None else set()
@@ -293,17 +306,34 @@ class Watcher:
                 _unschedule(self._observer, watch)
                 del self._watches[directory]
         added = False
-        for directory in sorted(wanted - self._watches.keys()):
-            identity = _identity(directory)
-            try:
-                watch = self._observer.schedule(
-                    self._handler, directory, recursive=False, event_filter=_event_filter()
-                )
-            except OSError:  # gone meanwhile: its parent is watched and says so
-                continue
-            self._watches[directory] = (watch, identity)
-            added = True
+        missing = sorted(wanted - self._watches.keys())
+        room = max(self.max_watched - len(self._watches), 0)
+        self.unwatched = max(len(missing) - room, 0)
+        with _small_stacks():
+            for i, directory in enumerate(missing[:room]):
+                identity = _identity(directory)
+                try:
+                    watch = self._observer.schedule(
+                        self._handler, directory, recursive=False, event_filter=_event_filter()
+                    )
+                except OSError:  # gone meanwhile (its parent says so), or no inotify watch left
+                    continue
+                except RuntimeError:  # no thread can start (a process or memory limit)
+                    self.unwatched += room - i
+                    break
+                self._watches[directory] = (watch, identity)
+                added = True
         return added
+
+
+@contextlib.contextmanager
+def _small_stacks() -> Iterator[None]:
+    """Threads started meanwhile (watchdog's, one per watch) get `WATCH_STACK_BYTES`."""
+    before = threading.stack_size(WATCH_STACK_BYTES)
+    try:
+        yield
+    finally:
+        threading.stack_size(before)
 
 
 def _identity(directory: str) -> tuple[int, int] | None:

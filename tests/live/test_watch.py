@@ -271,3 +271,40 @@ def test_watching_no_directory_is_an_error_at_start(tmp_path: Path, tree: Path, 
     )  # fmt: skip
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.startswith(f"ctxasm: {target}: ") and result.stderr.count("\n") == 1
+
+
+def test_watched_directories_are_capped_and_the_cap_is_said(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {f"repo/.claude/rules/d{i}/r.md": f"rule {i}" for i in range(6)})
+    assembler = Assembler(tmp_path / "repo", **machine(tmp_path))
+    with Watcher(assembler, render=lambda a: a.text, max_watched=3) as watcher:
+        first = watcher.start()
+        assert len(watcher.directories) == 3
+        assert watcher.unwatched > 0
+        assert f"{watcher.unwatched} more directories are not watched (over 3" in first.line
+
+
+def test_a_watch_of_many_directories_fits_in_a_small_address_space(tmp_path: Path) -> None:
+    """One watchdog thread per directory: with 8 MiB stacks, 150 rules directories could not
+    start under a 1 GiB address-space limit ("can't start new thread", exit 3). Now small
+    stacks let more start, and when no more can, the directories left are said: no crash."""
+    git_init(tmp_path / "repo")
+    build(tmp_path, {f"repo/.claude/rules/d{i}/r.md": f"rule {i}" for i in range(400)})
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from assembler import Assembler\n"
+        "from assembler.live.watch import Watcher\n"
+        f"a = Assembler({str(tmp_path / 'repo')!r}, home={str(tmp_path / 'home')!r}, "
+        f"managed_dir={str(tmp_path / 'm')!r}, environ={{}})\n"
+        "with Watcher(a, render=lambda a: a.text) as w:\n"
+        "    line = w.start().line\n"
+        "    print(len(w.directories), w.unwatched, line)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    watched, unwatched, line = done.stdout.split(" ", 2)
+    assert int(watched) > 14 and int(watched) + int(unwatched) > 400  # 14: 8 MiB stacks
+    assert int(unwatched) == 0 or f"{unwatched} more directories are not watched" in line
