@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -203,3 +206,25 @@ def test_policy_without_boundary_or_source_attribute(tmp_path: Path) -> None:
         run(tmp_path, "repo", policy=policy).text
         == "<managed_policy>\nm\n</managed_policy>\n\n<project_instructions>\np\n</project_instructions>"
     )
+
+
+def test_a_name_that_is_not_utf8_reaches_the_client_format_as_the_client_reads_it(
+    tmp_path: Path,
+) -> None:
+    """Node decodes file names as UTF-8 with U+FFFD: the format stays valid UTF-8, as the
+    client's text is (it was the raw byte: stdout not UTF-8)."""
+    repo = os.fsencode(tmp_path) + b"/proj-\xff"
+    os.mkdir(repo)
+    git_init(Path(os.fsdecode(repo)))
+    with open(repo + b"/CLAUDE.md", "w", encoding="utf-8") as f:
+        f.write("hello")
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "m")]
+    done = subprocess.run(
+        [sys.executable, "-m", "assembler", "render", "--format", "claude-code", *machine],
+        cwd=repo,
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    text = done.stdout.decode("utf-8")  # raises if it is not UTF-8
+    assert "/proj-\ufffd/CLAUDE.md" in text and "hello" in text
