@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -53,6 +54,9 @@ def admit(patterns: Iterable[str], budget: int = GLOB_CHARS_BUDGET) -> Admitted:
     return Admitted(tuple(kept), tuple(refused))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _re2_options() -> Any:
     import re2
 
@@ -62,14 +66,21 @@ def _re2_options() -> Any:
 
 
 def _compile(regex: str) -> Matcher | None:
-    """`regex` compiled by RE2 (a full match from the start), or None when RE2 refuses it."""
+    """`regex` compiled by RE2 (a full match from the start), or None when RE2 refuses it.
+
+    RE2 takes UTF-8: a lone surrogate (a name's byte that is not UTF-8, as Python reads it)
+    is matched as U+FFFD, which is what the client (Node) reads for it."""
     import re2
 
     try:
-        compiled = re2.compile(regex, _re2_options())
+        compiled = re2.compile(_as_utf8(regex), _re2_options())
     except re2.error:
         return None
-    return lambda path: compiled.match(path) is not None
+    return lambda path: compiled.match(path if path.isascii() else _as_utf8(path)) is not None
+
+
+def _as_utf8(text: str) -> str:
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 # --- gitignore (pathspec semantics) -------------------------------------------------------

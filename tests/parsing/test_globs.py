@@ -101,3 +101,12 @@ def test_complement_extglobs_are_refused_not_backtracked() -> None:
     compiled = globs.excludes(["/r/!(a)/x", "/r/b/x"])
     assert compiled.refused == ((0, "uses !(...), which ctxasm cannot match in linear time"),)
     assert compiled.match is not None and compiled.match("/r/b/x")
+
+
+def test_names_that_are_not_utf8_match_as_the_client_reads_them() -> None:
+    """A byte that is not UTF-8 is a lone surrogate to Python and U+FFFD to the client: it
+    matches `*` and `?`, never a crash (RE2 takes UTF-8 only)."""
+    name = b"/repo/not-utf8-\xff\xfe.md".decode("utf-8", "surrogateescape")
+    found = globs.excludes(["**/not-utf8-*", "/repo/\udcff"])
+    assert found.match is not None and found.match(name)
+    assert globs.first_match(["not-utf8-??.md"], name.removeprefix("/repo/")) == "not-utf8-??.md"
