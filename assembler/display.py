@@ -11,16 +11,24 @@ Python gives as a lone surrogate, `os.fsdecode`'s `surrogateescape`) as `\\xNN`.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 PATTERN_CHARS = 200  # a glob or token longer than this is shown as head…tail
 
-# C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates.
-_UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
-)
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# C0 and C1 controls, DEL, line/paragraph separators, bidi controls, lone surrogates: none of
+# them is printable (`str.isprintable`), so printable text needs no look at all.
+_UNSAFE = "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+_SURROGATE = "[\ud800-\udfff]"
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    """Compiled on first use (compiling these classes costs a millisecond at start-up)."""
+    return re.compile(source)
+
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -39,7 +47,17 @@ def shown(text: str, limit: int = 0) -> str:
     if limit and len(text) > limit:
         half = (limit - 1) // 2
         text = f"{text[:half]}…{text[len(text) - half :]}"
-    return _UNSAFE.sub(lambda m: _escape(m.group()), text)
+    if text.isprintable():
+        return text
+    return _pattern(_UNSAFE).sub(lambda m: _escape(m.group()), text)
+
+
+def as_client_reads(text: str) -> str:
+    """`text` with each lone surrogate (a byte of a name that is not UTF-8, as Python keeps
+    it) as U+FFFD: what a client reading names as UTF-8 (Node) has, and what UTF-8 can carry."""
+    if text.isascii():
+        return text
+    return _pattern(_SURROGATE).sub("\ufffd", text)
 
 
 def dumps(value: Any, **options: Any) -> str:
@@ -48,7 +66,7 @@ def dumps(value: Any, **options: Any) -> str:
     import json  # not at import: `ctxasm lint` in text mode never needs it
 
     text = json.dumps(value, ensure_ascii=False, **options)
-    if not _SURROGATE.search(text):
+    if text.isascii() or not _pattern(_SURROGATE).search(text):
         return text
     # Inside a JSON string: the display form's backslash is itself escaped.
-    return _SURROGATE.sub(lambda m: _escape(m.group()).replace("\\", "\\\\"), text)
+    return _pattern(_SURROGATE).sub(lambda m: _escape(m.group()).replace("\\", "\\\\"), text)

@@ -28,7 +28,7 @@ from ..discovery.settings import (
     exclude_matcher,
     read_setup,
 )
-from ..display import PATTERN_CHARS, shown
+from ..display import PATTERN_CHARS, as_client_reads, shown
 from ..model import Assembled, Layer, Reason, Why
 from ..parsing.markdown import strip_block_comments
 from .base import FileKind, FileRole, FormatContext
@@ -233,18 +233,12 @@ def first_user_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
     live = [s for s in assembly.sources if not s.dropped]
     entries = [
         {
-            "path": _as_node_reads(s.path),
+            "path": as_client_reads(s.path),
             "description": DESCRIPTIONS.get(s.layer, DESCRIPTIONS[Layer.USER]),
             "content": s.content.strip(),
         }
         for s in live
         if not s.lazy and s.content.strip() and s.reason.why not in _NOT_CLAUDE_MD
     ]
-    reminders = [{"path": _as_node_reads(s.path), "content": s.content} for s in live if s.lazy]
+    reminders = [{"path": as_client_reads(s.path), "content": s.content} for s in live if s.lazy]
     return {"entries": entries, "reminders": reminders, "date": date}
-
-
-def _as_node_reads(path: str) -> str:
-    """A path as the client (Node) has it: bytes of a name that are not UTF-8 become U+FFFD
-    (Python keeps them as lone surrogates, which would make the output invalid UTF-8)."""
-    return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..display import as_client_reads
 from ..model import Layer
 from ..parsing import globs
 from .context import Context
@@ -28,7 +29,6 @@ SETTINGS_BYTES = 4 * 1024 * 1024
 GLOBAL_CONFIG_BYTES = 64 * 1024 * 1024
 MANAGED_SETTINGS_DISPLAY = "<managed-settings>"
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
-_LONE_SURROGATE = "[\ud800-\udfff]"  # compiled on first use: only managed settings need it
 _MAX_SLUG = 200
 # claudeMdExcludes never removes managed or auto-memory files (SPEC section 4).
 _EXCLUDABLE = frozenset({Layer.USER, Layer.PROJECT, Layer.LOCAL, Layer.SUBDIRECTORY})
@@ -159,7 +159,7 @@ def _wrong_types(data: Mapping[str, object]) -> list[tuple[str, str]]:
 
 def _managed_claude_md(raw: str, path: Path, problems: list[tuple[str, str]]) -> str:
     """JSON may carry lone surrogates (`"\\ud800"`); make them U+FFFD like a UTF-8 read."""
-    text = re.sub(_LONE_SURROGATE, "\ufffd", raw)
+    text = as_client_reads(raw)
     if text != raw:
         problems.append(
             (

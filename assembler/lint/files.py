@@ -24,7 +24,7 @@ from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk, Observer
 from ..discovery.loader import READ_FAILURES, Loaded, Loader
-from ..discovery.locations import within
+from ..discovery.locations import RealDirs, within
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..display import PATTERN_CHARS
 from ..display import shown as display_form
@@ -203,11 +203,12 @@ class Machine:
     """The machine lint checks against (where `~` is, the managed directory, the environment),
     and the facts of each directory an agent could start in, found once per run."""
 
-    __slots__ = ("_contexts", "environ", "home", "managed_dir")
+    __slots__ = ("_contexts", "environ", "home", "managed_dir", "real")
 
     def __init__(self, home: Path, managed_dir: Path, environ: Mapping[str, str]) -> None:
         self.home, self.managed_dir, self.environ = home, managed_dir, environ
         self._contexts: dict[Path, Context | None] = {}
+        self.real = RealDirs()  # real paths, each directory resolved once per run
 
     def context(self, directory: Path) -> Context | None:
         """The machine facts of an agent started in `directory` (None when it cannot start)."""
@@ -497,7 +498,7 @@ class FileChecker:
         if context is None or info.kind is FileKind.OTHER:
             return
         root, written = str(context.project_root), os.path.normpath(info.path)
-        real = os.path.realpath(info.path)
+        real = self.machine.real.of_file(written)
         if not within(written, root) or within(real, root):
             return
         home = within(real, str(self.machine.home))

@@ -22,7 +22,6 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 import stat
 import sys
 from collections.abc import Iterable
@@ -32,7 +31,7 @@ from ..errors import AssemblerError
 
 PathLike = str | os.PathLike[str]
 # Paths that name an open descriptor of this process: what they reach is never replaced.
-_DESCRIPTOR = re.compile(r"/(?:dev/(?:fd/|std(?:in|out|err)$)|proc/[^/]+/fd/)")
+_DESCRIPTOR = r"/(?:dev/(?:fd/|std(?:in|out|err)$)|proc/[^/]+/fd/)"
 _PLACE = {errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS}
 
 
@@ -79,7 +78,7 @@ def write_file(path: PathLike, text: str, *, sources: Iterable[str] = ()) -> Non
             if (
                 stat.S_ISFIFO(st.st_mode)
                 or stat.S_ISCHR(st.st_mode)
-                or _DESCRIPTOR.match(os.path.abspath(name))
+                or re.match(_DESCRIPTOR, os.path.abspath(name))
             ):
                 _write_in_place(name, data)
                 return
@@ -121,7 +120,7 @@ def _replace(target: str, data: bytes, st: os.stat_result | None) -> None:
     text, never half of it. An existing file keeps its mode (and, as root, its owner)."""
     directory, base = os.path.split(target)
     while True:
-        temp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
+        temp = os.path.join(directory, f".{base}.{os.urandom(4).hex()}.tmp")
         try:
             # 0o666 less the umask for a new file, as `>` does; 0o600 until chmod otherwise.
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import functools
 import posixpath
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
+
+from ..display import as_client_reads
 
 MAX_GLOB_CHARS = 1024
 GLOB_CHARS_BUDGET = 64 * 1024
@@ -54,9 +55,6 @@ def admit(patterns: Iterable[str], budget: int = GLOB_CHARS_BUDGET) -> Admitted:
     return Admitted(tuple(kept), tuple(refused))
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _re2_options() -> Any:
     import re2
 
@@ -73,14 +71,10 @@ def _compile(regex: str) -> Matcher | None:
     import re2
 
     try:
-        compiled = re2.compile(_as_utf8(regex), _re2_options())
+        compiled = re2.compile(as_client_reads(regex), _re2_options())
     except re2.error:
         return None
-    return lambda path: compiled.match(path if path.isascii() else _as_utf8(path)) is not None
-
-
-def _as_utf8(text: str) -> str:
-    return _LONE_SURROGATE.sub("\ufffd", text)
+    return lambda path: compiled.match(as_client_reads(path)) is not None
 
 
 # --- gitignore (pathspec semantics) -------------------------------------------------------
