@@ -325,7 +325,7 @@ class Loader:
         if parsed is None:
             return []
         if from_project and not within(os.path.normpath(resolved), self._root):
-            self._note_outside(path, resolved, "import" if depth else "file")
+            self._note_outside(path, resolved, "import" if depth else "file", found_in)
         source = self._source(path, layer, reason, parsed, lazy)
         out = [Loaded(source, parsed.globs)]
         imports = self.imports_of(parsed, os.path.dirname(resolved))
@@ -347,16 +347,18 @@ class Loader:
         if within(os.path.normpath(path), self._root) and not within(real, self._root):
             self._note_outside(path, real, what)
 
-    def _note_outside(self, path: str, real: str, what: str) -> None:
-        """Content the repository reaches outside itself for: loaded, and said so."""
+    def _note_outside(self, path: str, real: str, what: str, found_in: str | None = None) -> None:
+        """Content the repository reaches outside itself for: loaded, and said so (a rule,
+        kept under its real path, with the rules directory it was found in)."""
         home = within(real, self._home)
         code = codes.OUTSIDE_HOME if home else codes.OUTSIDE_PROJECT
         where = "your home directory" if home else "outside the project"
+        through = f" through {self.display(found_in)}" if found_in and path == real else ""
         self.note(
             code,
             path,
-            f"{what} is loaded from {where}: {self.display(real)}; the client loads it too: "
-            "make sure it belongs in the prompt, or remove the link",
+            f"{what} is loaded from {where}{through}: {self.display(real)}; the client loads "
+            "it too: make sure it belongs in the prompt, or remove the link",
         )
 
     def imports_of(self, parsed: Parsed, base_dir: str) -> Sequence[tuple[str, str]]:
