@@ -64,8 +64,9 @@ class Client(Protocol):
 
     @property
     def instruction_files(self) -> str:
-        """A regular expression that matches (`re.search`) the `/`-separated repository paths
-        of this agent's files (compiled only by whole-repository lint)."""
+        """A regular expression that matches (`re.search`, with `.` matching a newline too:
+        names may hold one) the `/`-separated repository paths of this agent's files
+        (compiled only by whole-repository lint)."""
 
     @property
     def lint_codes(self) -> frozenset[str]:

@@ -81,7 +81,7 @@ class FileInfo(NamedTuple):
 def is_instruction_file(rel: str) -> bool:
     """Whether whole-repository lint checks the file at `rel` (`/`-separated)."""
     return bool(_OTHER_AGENTS.search(rel)) or any(
-        re.search(client.instruction_files, rel) for client in registry.clients()
+        re.search(client.instruction_files, rel, re.DOTALL) for client in registry.clients()
     )
 
 

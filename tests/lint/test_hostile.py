@@ -304,3 +304,15 @@ def test_a_rules_link_to_a_large_tree_is_linted_as_far_as_the_client_loads(tmp_p
         stops = [f for f in result.findings if f.code == "CTX008" and f.path == ".claude/rules/all"]
         assert len(stops) == 1 and "stopped listing" in stops[0].message
         assert len(checked - {".claude/rules/all"}) <= RULES_MAX_FILES
+
+
+def test_a_rule_whose_name_holds_a_newline_is_linted_by_whole_repository_lint(
+    tmp_path: Path,
+) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {"repo/.claude/rules/a\nb.md": "key: sk-ant-api03-Zx8fQ2mK9vL4pR7tW1yB3nC6dE5gH0jA\n"},
+    )
+    result = lint([], base=repo, **machine(tmp_path))
+    assert [(f.path, f.code) for f in result.findings] == [(".claude/rules/a\nb.md", "CTX501")]
