@@ -157,7 +157,7 @@ def test_a_two_megabyte_glob_is_refused(tmp_path: Path, where: str) -> None:
         shown = ".claude/rules/r.md: warning: glob '*a*a"
     else:
         files = {".claude/settings.json": json.dumps({"claudeMdExcludes": [huge]})}
-        shown = "claudeMdExcludes: warning: pattern '*a*a"
+        shown = ".claude/settings.json: warning: pattern '*a*a"
     repo = project(tmp_path, {**files, f"src/{A60}": ""})
     code, out, err = render_touch(tmp_path, repo, f"src/{A60}")
     assert code == 0 and "root" in out and "rule" not in out

@@ -65,10 +65,11 @@ class ClaudeCode:
         setup = read_setup(run.context, run.disk)
         excludes = exclude_matcher(setup.settings.excludes, run.disk)
         loader = Loader(run, exclude=excludes.excluded)
+        origin = dict(zip(setup.settings.excludes, setup.settings.exclude_files, strict=True))
         for pattern, why in excludes.refused:
             loader.note(
                 codes.GLOB_TOO_COMPLEX,
-                "claudeMdExcludes",
+                origin.get(pattern, "claudeMdExcludes"),
                 f"pattern {shown(pattern, PATTERN_CHARS)!r} is refused ({why}) and excludes nothing: simplify it",
             )
         for path, problem in setup.settings.problems:

@@ -38,6 +38,7 @@ class Settings(NamedTuple):
     """The parts of Claude Code's settings layers that change what is loaded."""
 
     excludes: tuple[str, ...] = ()
+    exclude_files: tuple[str, ...] = ()  # the settings file each pattern of `excludes` is from
     auto_memory_enabled: bool | None = None
     auto_memory_directory: str | None = None
     managed_claude_md: str | None = None
@@ -111,6 +112,7 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
         ("policy", managed_dir / "managed-settings.json"),
     ]
     excludes: list[str] = []
+    exclude_files: list[str] = []
     enabled: bool | None = None
     directories: dict[str, str] = {}
     claude_md: str | None = None
@@ -127,7 +129,9 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
             )
         patterns = data.get("claudeMdExcludes")
         if isinstance(patterns, list):
-            excludes.extend(p for p in patterns if isinstance(p, str))
+            strings = [p for p in patterns if isinstance(p, str)]
+            excludes += strings
+            exclude_files += [str(path)] * len(strings)
         if isinstance(data.get("autoMemoryEnabled"), bool):
             enabled = data["autoMemoryEnabled"]
         if isinstance(data.get("autoMemoryDirectory"), str) and name != "project":
@@ -137,7 +141,9 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
     directory = next(
         (directories[n] for n in ("policy", "local", "user") if n in directories), None
     )
-    return Settings(tuple(excludes), enabled, directory, claude_md, tuple(problems))
+    return Settings(
+        tuple(excludes), tuple(exclude_files), enabled, directory, claude_md, tuple(problems)
+    )
 
 
 # The keys read here, and the type the client needs (the client ignores any other value).
