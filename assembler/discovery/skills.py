@@ -138,6 +138,13 @@ class _Listing:
                 path,
                 f"YAML frontmatter {frontmatter.too_complex}; ctxasm drops it (name, description, paths:): simplify it",
             )
+        elif frontmatter.error:
+            self.note(
+                codes.FRONTMATTER_INVALID,
+                path,
+                f"invalid YAML frontmatter ({frontmatter.error}); the client drops it (name, "
+                "description, paths:): fix the YAML",
+            )
         data = dict(frontmatter.data)
         name = self._name(data, entry)
         if self._offered(path, name, frontmatter, data):

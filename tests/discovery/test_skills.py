@@ -239,3 +239,17 @@ def test_the_index_names_only_directories_that_contributed(tmp_path: Path) -> No
     )
     a = run(tmp_path, "repo/pkg")
     assert [(s.display, s.content) for s in a.sources] == [("~/.claude/skills", "- mine: Mine.")]
+
+
+def test_a_skill_with_invalid_yaml_is_listed_by_its_directory_and_reported(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "hi",
+            "repo/.claude/skills/deploy/SKILL.md": "---\ndescription: 'open\n---\nDeploys.",
+        },
+    )
+    a = run(tmp_path, "repo")
+    assert [(s.name, s.description) for s in a.skills] == [("deploy", "Deploys.")]
+    assert codes(a) == ["CTX301"]
