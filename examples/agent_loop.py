@@ -38,11 +38,13 @@ TOOLS = [
         },
     }
 ]
-MAX_READ_CHARS = 50_000  # Claude Code's DEFAULT_MAX_RESULT_SIZE_CHARS (anchors section 1.9)
+MAX_READ_CHARS = (
+    50_000  # Claude Code's DEFAULT_MAX_RESULT_SIZE_CHARS (Claude Code 2.1.88, `toolLimits.ts`)
+)
 
 
 def reminder(source: Source) -> str:
-    """How Claude Code delivers a lazily loaded file (SPEC section 4)."""
+    """How Claude Code delivers a lazily loaded file (docs/claude-code.md, lazy loading)."""
     return (
         f"\n\n<system-reminder>\nContents of {source.path}:\n\n{source.content}\n</system-reminder>"
     )
@@ -60,7 +62,7 @@ def read_file(root: Path, path: str) -> tuple[Path | None, str]:
 
 def with_moving_breakpoint(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The messages with one breakpoint, on the last block of the last message: the slot the
-    system blocks left free (at most 4 per request [API-PC])."""
+    system blocks left free (at most 4 per request: platform.claude.com/docs/en/build-with-claude/prompt-caching)."""
     out = [dict(m, content=[dict(b) for b in m["content"]]) for m in messages]
     for message in out:
         for block in message["content"]:
