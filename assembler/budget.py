@@ -224,7 +224,15 @@ def _fit_total(
         notes.append(note)
         content += costs[i] - cost
         total = content + (marker if live else 0)
-    if total > max_tokens:
+    if victims and not live:
+        notes.append(
+            codes.OVER_BUDGET.at(
+                "<assembly>",
+                f"the {max_tokens:,}-token budget holds none of the {len(victims):,} sources: every "
+                "one was dropped and the context is empty: raise --max-tokens",
+            )
+        )
+    elif total > max_tokens:
         notes.append(
             codes.OVER_BUDGET.at(
                 "<assembly>",

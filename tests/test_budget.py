@@ -104,3 +104,33 @@ def test_a_custom_counter_is_used_everywhere(tmp_path: Path) -> None:
     build(tmp_path, {"repo/CLAUDE.md": "one two three"})
     a = run(tmp_path, "repo", counter=lambda text: len(text.split()))
     assert a.sources[0].stats.tokens == 3
+
+
+def test_a_budget_that_holds_no_source_is_an_error_not_an_empty_success(tmp_path: Path) -> None:
+    """`--max-tokens 30` dropped every source and exited 0 with empty output."""
+    import subprocess
+    import sys
+
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "# Project\n\nUse pytest for tests. Always run ruff first.\n",
+            "repo/.claude/rules/a.md": "rule one two three four five six\n",
+        },
+    )
+    a = run(tmp_path, "repo", max_tokens=30)
+    assert all(s.dropped for s in a.sources)
+    [error] = [d for d in a.diagnostics if d.code == "CTX601"]
+    assert "holds none of the 2 sources" in error.message
+    assert not all(s.dropped for s in run(tmp_path, "repo", max_tokens=60).sources)
+    assert "CTX601" not in [d.code for d in run(tmp_path, "repo", max_tokens=60).diagnostics]
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "m")]
+    done = subprocess.run(
+        [sys.executable, "-m", "assembler", "render", "--max-tokens", "30", *machine],
+        cwd=tmp_path / "repo",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "raise --max-tokens [CTX601]" in done.stderr
