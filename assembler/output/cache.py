@@ -79,9 +79,8 @@ def snapshot_of(plan: CachePlan) -> Snapshot:
             )
         )
     static = plan.static_text
-    return Snapshot(
-        tuple(states), text_hash(static), prompt_cache_key(static), plan.min_tokens, plan.slots
-    )
+    key = prompt_cache_key(plan) or ""
+    return Snapshot(tuple(states), text_hash(static), key, plan.min_tokens, plan.slots)
 
 
 def _request_price(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import CacheError
-from ..model import Assembled
+from ..model import Assembled, Layer
 from .tiers import TTL, CachePlan, RequestOptions, plan_for, text_hash
 
 OPENAI_APIS = ("responses", "chat")
@@ -44,14 +44,20 @@ def anthropic_request(assembly: Assembled, options: RequestOptions | None = None
     return {"system": anthropic_system(plan_for(assembly, options or RequestOptions()))}
 
 
-def prompt_cache_key(static_text: str) -> str:
-    """A routing key shared by every request with the same static prefix.
+def prompt_cache_key(plan: CachePlan) -> str | None:
+    """A routing key shared by every request that starts with the same text, or None.
 
     OpenAI routes on a hash of the first ~256 tokens combined with `prompt_cache_key`
-    (anchors section 3): requests that share the static prefix share the key, so they land
-    on the machines that hold that prefix, and nothing per user leaks into the key.
+    (platform.openai.com/docs/guides/prompt-caching): requests that start alike share the key,
+    so they land on the machines that hold that prefix; the key is a hash, so nothing of the
+    text leaks into it. The text is the static prefix, or without one the first tier that is
+    not the environment (which changes every day): a project without managed files still
+    gets a key of its own, not the hash of nothing. None when there is no such text.
     """
-    return CACHE_KEY_PREFIX + text_hash(static_text)[:24]
+    text = plan.static_text or next(
+        (t.text for t in plan.tiers if t.layer is not Layer.ENVIRONMENT), ""
+    )
+    return CACHE_KEY_PREFIX + text_hash(text)[:24] if text else None
 
 
 def openai_request(assembly: Assembled, options: RequestOptions | None = None) -> dict[str, Any]:
@@ -68,13 +74,16 @@ def openai_request(assembly: Assembled, options: RequestOptions | None = None) -
         )
     cache_plan = plan_for(assembly, options)
     static, dynamic = cache_plan.static_text, cache_plan.dynamic_text
-    key = prompt_cache_key(static)
-    if options.openai_api == "chat":
-        messages = [{"role": "system", "content": text} for text in (static, dynamic) if text]
-        return {"messages": messages, "prompt_cache_key": key}
+    key = prompt_cache_key(cache_plan)
     request: dict[str, Any] = {}
-    if static:
-        request["instructions"] = static
-    request["input"] = [{"role": "developer", "content": dynamic}] if dynamic else []
-    request["prompt_cache_key"] = key
+    if options.openai_api == "chat":
+        request["messages"] = [
+            {"role": "system", "content": text} for text in (static, dynamic) if text
+        ]
+    else:
+        if static:
+            request["instructions"] = static
+        request["input"] = [{"role": "developer", "content": dynamic}] if dynamic else []
+    if key is not None:
+        request["prompt_cache_key"] = key
     return request

@@ -16,7 +16,6 @@ from click.testing import CliRunner
 
 from assembler import Assembly, assemble
 from assembler.cli import cli
-from assembler.output.provider import prompt_cache_key
 from assembler.output.tiers import RequestOptions, make_options, text_hash
 from tests.helpers.fake_api import FakeAPI
 from tests.helpers.golden import PLACEHOLDER, check_golden
@@ -127,7 +126,22 @@ def test_without_a_static_prefix_there_are_no_instructions(tmp_path: Path) -> No
     a = assemble(tmp_path / "repo", home=tmp_path / "h", managed_dir=tmp_path / "m", environ={})
     request = json.loads(a.render("openai"))
     assert list(request) == ["input", "prompt_cache_key"]
-    assert request["prompt_cache_key"] == prompt_cache_key("")
+    # Keyed by the first tier (the project's), not by the hash of nothing that every project
+    # without managed files would share.
+    first = request["input"][0]["content"]
+    assert request["prompt_cache_key"] == "ctxasm-" + text_hash(first)[:24]
+    assert request["prompt_cache_key"] != "ctxasm-" + text_hash("")[:24]
+    build(tmp_path, {"repo/CLAUDE.md": "Another project."})
+    other = assemble(tmp_path / "repo", home=tmp_path / "h", managed_dir=tmp_path / "m", environ={})
+    assert json.loads(other.render("openai"))["prompt_cache_key"] != request["prompt_cache_key"]
+
+
+def test_without_any_stable_text_there_is_no_cache_key(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    a = assemble(tmp_path / "repo", home=tmp_path / "h", managed_dir=tmp_path / "m", environ={})
+    assert "prompt_cache_key" not in json.loads(a.render("openai"))
+    chat = a.render("openai", options=RequestOptions(openai_api="chat"))
+    assert "prompt_cache_key" not in json.loads(chat)
 
 
 def _two_users(tmp_path: Path) -> list[Assembly]:
