@@ -50,8 +50,25 @@ class Assembly(NamedTuple):
 
     @property
     def text(self) -> str:
-        """The native XML rendering."""
+        """The native XML rendering, with the dynamic boundary marker between the halves (a
+        marker for ctxasm and for caches, never for a model: send `static_text` and
+        `dynamic_text`)."""
         return self.render("xml")
+
+    @property
+    def static_text(self) -> str:
+        """The sections before the dynamic boundary (the same for every user and every
+        day: cache it), without the marker; "" when there are none."""
+        from .output.tiers import plan_for
+
+        return plan_for(self).static_text
+
+    @property
+    def dynamic_text(self) -> str:
+        """The sections after the dynamic boundary, without the marker."""
+        from .output.tiers import plan_for
+
+        return plan_for(self).dynamic_text
 
     def render(
         self,

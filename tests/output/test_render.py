@@ -228,3 +228,17 @@ def test_a_name_that_is_not_utf8_reaches_the_client_format_as_the_client_reads_i
     assert done.returncode == 0, done.stderr
     text = done.stdout.decode("utf-8")  # raises if it is not UTF-8
     assert "/proj-\ufffd/CLAUDE.md" in text and "hello" in text
+
+
+def test_the_two_halves_without_the_marker(tmp_path: Path) -> None:
+    a = demo_assembly(tmp_path)
+    boundary = a.policy.boundary
+    static, _, dynamic = a.text.partition(boundary)
+    assert (a.static_text, a.dynamic_text) == (static.strip(), dynamic.strip())
+    assert a.static_text and a.dynamic_text
+    assert boundary not in a.static_text + a.dynamic_text
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "Only a project file."})
+    b = run(tmp_path, "repo")
+    assert b.text.startswith(boundary) and b.static_text == ""
+    assert b.dynamic_text == b.text.partition(boundary)[2].strip()
