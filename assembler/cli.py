@@ -80,6 +80,15 @@ class DiscoveryArgs(NamedTuple):
             "touched": self.touched if touched else (),
         }
 
+    def warnings(self) -> list[str]:
+        """What was given that cannot be what the user meant (a typo in a path)."""
+        return [
+            f"--touch {shown(str(t))}: no such file; what the client attaches for that path "
+            "is shown all the same"
+            for t in self.touched
+            if not os.path.lexists(t)
+        ]
+
 
 def discovery_options(func: F) -> F:
     """The options every command shares to point discovery at any tree, hermetically; the
@@ -103,6 +112,8 @@ def _discovery_options(func: F, *, touch: bool) -> F:
             kwargs.pop("managed_dir"),
             kwargs.pop("max_tokens"),
         )
+        for warning in kwargs["discovery"].warnings():
+            click.echo(f"ctxasm: warning: {warning}", err=True)
         return func(*args, **kwargs)
 
     touch_option = click.option(
@@ -142,13 +153,12 @@ def _ttl(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) ->
     if not values:  # click calls back for absent options too: do not import tiers for nothing
         return values
     from .errors import CacheError
-    from .output.tiers import parse_ttl
+    from .output.tiers import make_options
 
-    for value in values:
-        try:
-            parse_ttl(value)
-        except CacheError as err:
-            raise click.BadParameter(str(err).removeprefix("ttl: ")) from None
+    try:  # each value, and their order whatever tiers the run finds: before any work
+        make_options(ttl=values)
+    except CacheError as err:
+        raise click.BadParameter(str(err).removeprefix("ttl: ")) from None
     return values
 
 
@@ -480,6 +490,7 @@ def _cache_command() -> click.Command:
         result = build_report(plan_for(assembly, request), previous)
         if save:
             write_output(snapshot_text(result.snapshot), save, sources_of(assembly))
+            click.echo(f"ctxasm: snapshot saved to {shown(str(save))}", err=True)
         write_output(report_json(result) if as_json else report_text(result, str(against)), None)
         _finish(assembly)
 

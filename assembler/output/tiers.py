@@ -138,6 +138,23 @@ def parse_ttl(spec: str) -> tuple[str | None, TTL]:
     return (name or None), ttl
 
 
+def _check_explicit_order(per_tier: dict[str, TTL]) -> None:
+    """What is wrong with the TTLs whatever tiers a run finds, said before any work: an
+    unknown tier, or a tier given a longer TTL than an earlier tier was given."""
+    known = [layer.value for layer in Layer]
+    for name in per_tier:
+        if name not in known:
+            raise CacheError(f"ttl: unknown tier {name!r}; use one of {', '.join(known)}")
+    given = [(name, per_tier[name]) for name in known if name in per_tier]
+    for i, (name, ttl) in enumerate(given):
+        for earlier, before in given[:i]:
+            if ttl.seconds > before.seconds:
+                raise CacheError(
+                    f"ttl: {name}={ttl.value} follows {earlier} at {before.value}; the API "
+                    f"requires longer TTLs first: give {ttl.value} to every tier before {name} too"
+                )
+
+
 def make_options(
     *,
     ttl: Sequence[str] = (),
@@ -155,6 +172,7 @@ def make_options(
             default = value
         else:
             per_tier[name] = value
+    _check_explicit_order(per_tier)
     return RequestOptions(
         ttl=default,
         tier_ttls=tuple(per_tier.items()),

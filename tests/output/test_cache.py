@@ -46,7 +46,7 @@ def test_a_pair_differing_only_in_claude_local_md_diverges_at_the_local_tier(
     second = tree(tmp_path, "b", "My sandbox is sandbox-b, in another region.")
     snap = tmp_path / "snap.json"
     code, out, err = cache(tmp_path, first, "--save", str(snap))
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, f"ctxasm: snapshot saved to {snap}\n")
     lines = out.splitlines()
     assert lines[0].startswith("5 tiers, ")
     assert lines[0].endswith(" tokens; 4 of 4 breakpoints used; minimum cacheable 1,024 tokens")
@@ -194,3 +194,21 @@ def test_added_and_removed_tiers() -> None:
     unmarked = before._replace(tiers=tuple(t._replace(ttl=None) for t in before.tiers))
     d = compare(unmarked, before)
     assert (d.read, d.uncached, d.relative_cost) == (0, 3100, 1.0)  # no cache_control: no cache
+
+
+def test_what_cache_says_before_and_after_its_work(tmp_path: Path) -> None:
+    """`--save` says where it saved; a TTL order that no run can satisfy is a usage error
+    before discovery; a missing --touch path is a warning."""
+    repo = tree(tmp_path, "a", "Local.")
+    saved = tmp_path / "snap.json"
+    code, _, err = cache(tmp_path, repo, "--save", str(saved))
+    assert code == 0 and f"ctxasm: snapshot saved to {saved}\n" in err and saved.exists()
+    code, out, err = cache(
+        tmp_path, tmp_path / "no-such-dir", "--ttl", "project=5m", "--ttl", "memory=1h"
+    )
+    assert (code, out) == (2, "") and "memory=1h follows project at 5m" in err  # before the path
+    machine = ["--home", str(tmp_path / "nope"), "--managed-dir", str(tmp_path)]
+    result = CliRunner().invoke(
+        cli, ["cache", str(repo), *machine, "--touch", str(repo / "gone.py")]
+    )
+    assert f"ctxasm: warning: --touch {repo / 'gone.py'}: no such file" in result.stderr
