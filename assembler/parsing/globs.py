@@ -63,8 +63,9 @@ def _re2_options() -> Any:
     return options
 
 
-def _compile(regex: str) -> Matcher | None:
-    """`regex` compiled by RE2 (a full match from the start), or None when RE2 refuses it.
+def _compile(regex: str, *, search: bool = False) -> Matcher | None:
+    """`regex` compiled by RE2, matched from the start (`search`: anywhere, as pathspec
+    applies its regexes: `*/` is just `/`), or None when RE2 refuses it.
 
     RE2 takes UTF-8: a lone surrogate (a name's byte that is not UTF-8, as Python reads it)
     is matched as U+FFFD, which is what the client (Node) reads for it."""
@@ -74,7 +75,8 @@ def _compile(regex: str) -> Matcher | None:
         compiled = re2.compile(as_client_reads(regex), _re2_options())
     except re2.error:
         return None
-    return lambda path: compiled.match(as_client_reads(path)) is not None
+    find = compiled.search if search else compiled.match
+    return lambda path: find(as_client_reads(path)) is not None
 
 
 # --- gitignore (pathspec semantics) -------------------------------------------------------
@@ -116,7 +118,7 @@ def gitignore(pattern: str) -> Compiled:
     # holding `[`, `:`, ... followed by `]`; RE2 as a POSIX class. Escaping keeps Python's.
     for opener in ("[:", "[=", "[."):
         text = text.replace(opener, "[\\" + opener[1])
-    match = _compile(text)
+    match = _compile(text, search=True)
     return Compiled(match, "" if match is not None else TOO_COMPLEX)
 
 

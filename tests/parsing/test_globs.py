@@ -7,7 +7,7 @@ import time
 
 import pathspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from wcmatch import glob as wcglob
 
@@ -47,6 +47,7 @@ def test_excludes_match_as_wcmatch_does(pattern: str, path: str) -> None:
 @pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")
 @settings(max_examples=600, deadline=None)
 @given(patterns.map(lambda p: p.lstrip("/").replace("{a,b}", "a")), paths)
+@example("*/", "a/a")  # pathspec searches: `*/` is the regex `/`, anywhere in the path
 def test_gitignore_matches_as_pathspec_does(pattern: str, path: str) -> None:
     spec = pathspec.GitIgnoreSpec.from_lines([pattern], backend="simple")
     compiled = globs.gitignore(pattern)
