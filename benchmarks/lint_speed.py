@@ -4,7 +4,12 @@
    repository) vs the floor `python -c "import click, yaml, pathspec"`, fresh processes,
    interleaved; target ratio <= 1.2. Also checks that lint never imports jinja2/watchdog/rich.
 2. Every instruction file of the 10,000-directory monorepo, linted in one process: files per
-   second, and the ratio to reading the same files with plain Python (open + read + decode).
+   second, and the ratio to reading the same files with plain Python (open + read + decode);
+   given as a file list (the pre-commit form) and as whole-repository lint (no files).
+3. When the Rust peer `agnix` is installed (`AGNIX=/path/to/agnix`, else on PATH; never a
+   project dependency: `python3 -m venv /tmp/agnix-venv && /tmp/agnix-venv/bin/pip install
+   agnix`), the wall clock of `ctxasm lint` and `agnix .` in the monorepo's root, fresh
+   processes, interleaved, and the ratio ctxasm / agnix (issue 13's target: below 1).
 
     python -m benchmarks.lint_speed [--runs N]
 """
@@ -114,7 +119,42 @@ def throughput() -> list[Check]:
     row("lint: all files in one process", f"{ms(elapsed)} ({len(files) / elapsed:,.0f} files/s)")
     row("plain read of the same files", f"{ms(floor)} ({len(files) / floor:,.0f} files/s)")
     row("ratio lint / plain read", f"{elapsed / floor:.0f}x")
+    start = time.perf_counter()
+    whole = lint([], base=mono.repo, home=mono.home, managed_dir=mono.managed, environ={})
+    elapsed = time.perf_counter() - start
+    count = len(whole.files)
+    row("whole-repository lint, one process", f"{ms(elapsed)} ({count / elapsed:,.0f} files/s)")
+    row("whole-repository lint findings", f"{len(whole.findings):,}")
+    versus_agnix(mono.repo, mono.home, mono.managed)
     return []
+
+
+def agnix() -> str | None:
+    """The `agnix` executable (`AGNIX`, else on PATH), or None."""
+    found = os.environ.get("AGNIX") or shutil.which("agnix")
+    return found if found and os.access(found, os.X_OK) else None
+
+
+def versus_agnix(repo: Path, home: Path, managed: Path, runs: int = 5) -> None:
+    """Wall clock of whole-repository `ctxasm lint` and `agnix .` on the same tree, same run."""
+    peer = agnix()
+    if peer is None:
+        row("ctxasm lint / agnix .", "skipped: agnix not found (set AGNIX or put it on PATH)")
+        return
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CTXASM"))}
+    ours = [venv_script("ctxasm"), "lint", "--home", str(home), "--managed-dir", str(managed)]
+    cmds = [ours, [peer, "."]]
+    times: list[list[float]] = [[], []]
+    for i in range(runs + 1):  # the first round warms the caches and is not counted
+        for k in range(2):
+            j = (i + k) % 2
+            start = time.perf_counter()
+            subprocess.run(cmds[j], cwd=repo, env=env, capture_output=True, check=False)
+            if i:
+                times[j].append(time.perf_counter() - start)
+    row(f"ctxasm lint (whole repo), {runs} runs median", ms(median(times[0])))
+    row(f"agnix . (same tree), {runs} runs median", ms(median(times[1])))
+    row("ratio ctxasm lint / agnix . (medians)", f"{median(times[0]) / median(times[1]):.2f}x")
 
 
 def run(runs: int = 21) -> list[Check]:

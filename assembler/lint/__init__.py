@@ -258,6 +258,9 @@ def lint(
             ),
             levels,
         )
+        for path in paths:
+            if (repo := repos.of(path.parent)) is not None:
+                repo.will_ask([path])  # whether it is git-ignored: one git run for all
         load_dirs: set[Path] = set()
         for path in paths:
             if _links_to_instruction_file(path):

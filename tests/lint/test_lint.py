@@ -642,3 +642,24 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path: Path
             json.loads(out)
         # The name's own byte: in its display form, and percent-encoded in SARIF's URI.
         assert ("%FE.md" if fmt == "sarif" else "\\xfe.md") in out
+
+
+def test_git_ignored_local_files_are_asked_of_git_together(tmp_path: Path) -> None:
+    """One `git check-ignore` answers for every CLAUDE.local.md of a run: each file still gets
+    its own answer (ignored by a pattern, by a negation, or not at all)."""
+    make(
+        tmp_path,
+        {
+            "repo/CLAUDE.local.md": "x",
+            "repo/a/CLAUDE.local.md": "x",
+            "repo/b/CLAUDE.local.md": "x",
+            "repo/c d/CLAUDE.local.md": "x",
+            "repo/.gitignore": "CLAUDE.local.md\n!b/CLAUDE.local.md\n",
+            "repo/c d/.gitignore": "!CLAUDE.local.md\n",
+        },
+    )
+    expected = [("CTX402", "b/CLAUDE.local.md", 1), ("CTX402", "c d/CLAUDE.local.md", 1)]
+    repo = tmp_path / "repo"
+    assert [c for c in codes_for(tmp_path, []) if c[0] == "CTX402"] == expected
+    given = [str(repo / f) for f in ("b/CLAUDE.local.md", "a/CLAUDE.local.md")]
+    assert [c for c in codes_for(tmp_path, given) if c[0] == "CTX402"] == expected[:1]
