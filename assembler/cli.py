@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 import click
 
 from .display import shown
-from .errors import AssemblerError
+from .errors import AssemblerError, RequestError
 from .model import Diagnostic, Severity
 
 if TYPE_CHECKING:
@@ -54,9 +54,16 @@ def handle_errors(func: F) -> F:
 
 
 def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+    if value is None:
+        return None
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         raise click.BadParameter(f"{value!r} is not a date like 2026-01-31")
-    return value
+    from .request import checked_date
+
+    try:
+        return checked_date(value)
+    except RequestError:
+        raise click.BadParameter(f"{value!r} is not a calendar date like 2026-01-31") from None
 
 
 class DiscoveryArgs(NamedTuple):

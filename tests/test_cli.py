@@ -118,6 +118,10 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     code, _, err = invoke(tmp_path, str(tmp_path), "--date", "yesterday")
     assert code == 2
     assert "'yesterday' is not a date like 2026-01-31" in err
+    for not_a_day in ("2026-13-45", "2026-02-30", "0000-01-01"):  # the shape, not a calendar day
+        code, out, err = invoke(tmp_path, str(tmp_path), "--date", not_a_day)
+        assert (code, out) == (2, ""), not_a_day
+        assert f"'{not_a_day}' is not a calendar date like 2026-01-31" in err
     code, _, err = invoke(tmp_path, str(tmp_path), "--format", "yaml")
     assert code == 2
 

@@ -15,6 +15,7 @@ from .. import resources
 from ..display import dumps, shown
 from ..errors import RenderError
 from ..model import Assembled, Policy, Severity, Source
+from ..request import checked_date
 from . import formats
 from .sections import SEPARATOR, Section, escape_content, section_text, sections
 
@@ -55,6 +56,8 @@ def render(
     date: str | None = None,
     options: RequestOptions | None = None,
 ) -> str:
+    if date is not None:
+        date = checked_date(date)
     known = formats.names()
     if fmt not in known:
         raise RenderError(f"{fmt}: unknown format; choose one of {', '.join(known)}")
