@@ -50,8 +50,9 @@ class Assembly(NamedTuple):
 
     @property
     def text(self) -> str:
-        """The native XML rendering."""
-        return self.render("xml")
+        """The native XML text a model receives: the `xml` rendering without the final newline
+        that ends it as a file (the bootstrap seed's string byte for byte)."""
+        return self.render("xml").removesuffix("\n")
 
     def render(
         self,

@@ -35,7 +35,7 @@ def test_render_prints_the_native_xml(tmp_path: Path) -> None:
     code, out, err = invoke(tmp_path, str(tmp_path / "repo"))
     assert (code, out, err) == (
         0,
-        '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__\n\n<project_instructions source="CLAUDE.md">\nhello\n</project_instructions>',
+        '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__\n\n<project_instructions source="CLAUDE.md">\nhello\n</project_instructions>\n',
         "",
     )
 

@@ -69,7 +69,13 @@ def render(
         raise RenderError(
             f"{fmt}.j2: template missing from {resources.data_dir('templates')}; reinstall ctxasm"
         ) from None
-    return str(template.render(**_context(assembly, fmt, date or assembly.date, options)))
+    text = str(template.render(**_context(assembly, fmt, date or assembly.date, options)))
+    if formats.client_format(fmt) is not None:
+        return text  # a client's own format: byte for byte what the client sends
+    # A text file ends with exactly one newline, whatever the last source ends with; nothing
+    # loaded renders nothing.
+    stripped = text.rstrip("\n")
+    return stripped + "\n" if stripped else ""
 
 
 def _context(

@@ -21,7 +21,7 @@ from tests.helpers.trees import Link, build, git_init
 
 RENDERED = (
     '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__\n\n<project_instructions source="CLAUDE.md">\nhello\n'
-    "</project_instructions>"
+    "</project_instructions>\n"
 )
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
 
