@@ -263,15 +263,15 @@ def report(diagnostics: Sequence[Diagnostic], minimum: Severity = Severity.WARNI
             click.echo(diagnostic.line(), err=True)
 
 
-def write_output(text: str, out: Path | None, sources: Sequence[str] = ()) -> None:
+def write_output(text: str, out: Path | None, sources: Sequence[str] = ()) -> bool:
     """To stdout, or to `out` (`output.write`: atomic, never a device replaced, never one of
-    `sources`)."""
+    `sources`). False when stdout is a pipe whose reader has gone."""
     from .output.write import write_file, write_stdout
 
     if out is None:
-        write_stdout(text)
-    else:
-        write_file(out, text, sources=sources)
+        return write_stdout(text)
+    write_file(out, text, sources=sources)
+    return True
 
 
 def sources_of(assembly: Assembly) -> list[str]:
@@ -588,7 +588,8 @@ def _watch_command() -> click.Command:
                 if update.text is not None:
                     text = update.text if out else printable(update.text)
                     sources = sources_of(update.assembly) if update.assembly else ()
-                    write_output(text, out, sources)
+                    if not write_output(text, out, sources):
+                        break  # the reader has gone: nobody is left to watch for
         sys.exit(0)
 
     return watch
