@@ -300,6 +300,20 @@ class _LazyGroup(click.Group):
         return factory() if factory is not None else None
 
 
+class _Command(click.Command):
+    """A command whose help ends with an Examples section (`examples=`, one line each)."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.examples = tuple(examples)
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        with formatter.section("Examples"):
+            for line in self.examples:
+                formatter.write(f"{'':>{formatter.current_indent}}{line}\n")
+
+
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ctxasm", prog_name="ctxasm")
 def cli() -> None:
@@ -340,7 +354,16 @@ def _finish(assembly: Assembly) -> NoReturn:
 
 @_lazy_command
 def _render_command() -> click.Command:
-    @click.command("render")
+    @click.command(
+        "render",
+        cls=_Command,
+        short_help="Print the context an agent started in PATH sees.",
+        examples=(
+            "ctxasm render                        # what an agent started here loads",
+            "ctxasm render services/api --touch services/api/src/app.ts --format markdown",
+            "ctxasm render --format anthropic --ttl 1h --out request.json",
+        ),
+    )
     @click.argument("path", default=".", type=click.Path(path_type=Path))
     @discovery_options
     @format_option
@@ -375,7 +398,16 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 
 @_lazy_command
 def _lint_command() -> click.Command:
-    @click.command("lint")
+    @click.command(
+        "lint",
+        cls=_Command,
+        short_help="Check instruction files (all by default).",
+        examples=(
+            "ctxasm lint                          # every instruction file of the repository",
+            "ctxasm lint CLAUDE.md .claude/rules/*.md --format sarif",
+            "ctxasm lint --cwd services/api --select CTX2,CTX3",
+        ),
+    )
     @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
     @click.option(
         "--cwd",
@@ -399,6 +431,7 @@ def _lint_command() -> click.Command:
         type=click.Choice(("text", "json", "sarif")),
         default="text",
         show_default=True,
+        help="text: one line per finding; json; sarif: for code scanning.",
     )
     @handle_errors
     def lint(
@@ -433,7 +466,15 @@ def _lint_command() -> click.Command:
 
 @_lazy_command
 def _codes_command() -> click.Command:
-    @click.command("codes")
+    @click.command(
+        "codes",
+        cls=_Command,
+        short_help="List every diagnostic code.",
+        examples=(
+            "ctxasm codes",
+            "ctxasm codes --json",
+        ),
+    )
     @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
     @handle_errors
     def codes_command(as_json: bool) -> None:
@@ -447,7 +488,15 @@ def _codes_command() -> click.Command:
 
 @_lazy_command
 def _cache_command() -> click.Command:
-    @click.command("cache")
+    @click.command(
+        "cache",
+        cls=_Command,
+        short_help="Show the cache tiers, or where the cache breaks.",
+        examples=(
+            "ctxasm cache --save before.json      # hashes and token counts, no text",
+            "ctxasm cache --against before.json   # the first tier that changed, and the cost",
+        ),
+    )
     @click.argument("path", default=".", type=click.Path(path_type=Path))
     @discovery_options
     @request_options(api=False)
@@ -495,7 +544,16 @@ def _cache_command() -> click.Command:
 
 @_lazy_command
 def _explain_command() -> click.Command:
-    @click.command("explain")
+    @click.command(
+        "explain",
+        cls=_Command,
+        short_help="Show every candidate source and its fate.",
+        examples=(
+            "ctxasm explain services/api",
+            "ctxasm explain --touch src/app.ts --all",
+            "ctxasm explain --json | jq '.sources[] | select(.status == \"skipped\")'",
+        ),
+    )
     @click.argument("path", default=".", type=click.Path(path_type=Path))
     @discovery_options
     @click.option(
@@ -540,7 +598,15 @@ def _explain_command() -> click.Command:
 
 @_lazy_command
 def _watch_command() -> click.Command:
-    @click.command("watch")
+    @click.command(
+        "watch",
+        cls=_Command,
+        short_help="Render again whenever a source changes.",
+        examples=(
+            "ctxasm watch --out context.xml",
+            "ctxasm watch services/api --format markdown",
+        ),
+    )
     @click.argument("path", default=".", type=click.Path(path_type=Path))
     @discovery_options
     @format_option

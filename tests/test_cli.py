@@ -187,3 +187,34 @@ def test_internal_errors_exit_3_with_one_line(tmp_path: Path) -> None:
     assert result.stderr == (
         "ctxasm: internal error: RuntimeError: kaboom; rerun with CTXASM_DEBUG=1 for the traceback and report it\n"
     )
+
+
+def _help(*args: str) -> str:
+    result = CliRunner().invoke(cli, [*args, "--help"], catch_exceptions=False)
+    assert (result.exit_code, result.stderr) == (0, ""), args
+    return result.stdout
+
+
+def test_help_lists_whole_summaries_and_ends_every_command_with_examples() -> None:
+    """`ctxasm --help` lists each command with a summary that is not cut short; each
+    command's help documents every option and ends with examples of it."""
+    import click
+
+    ctx = click.Context(cli)
+    names = cli.list_commands(ctx)
+    listing = _help().split("Commands:\n")[1]
+    assert "..." not in listing, listing
+    assert sorted(line.split()[0] for line in listing.splitlines() if line.strip()) == names
+    for name in names:
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        undocumented = [
+            p.name for p in command.params if isinstance(p, click.Option) and not p.help
+        ]
+        assert undocumented == [], name
+        text = _help(name)
+        options, _, examples = text.partition("\nExamples:\n")
+        assert "\nOptions:\n" in options and examples, (name, text)
+        shown = [line.strip() for line in examples.splitlines() if line.strip()]
+        assert 2 <= len(shown) <= 3 and all(s.startswith("ctxasm ") for s in shown), (name, text)
+        assert all(s.split()[1] == name for s in shown), (name, shown)
