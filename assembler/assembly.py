@@ -50,10 +50,11 @@ class Assembly(NamedTuple):
 
     @property
     def text(self) -> str:
-        """The native XML rendering, with the dynamic boundary marker between the halves (a
-        marker for ctxasm and for caches, never for a model: send `static_text` and
+        """The native XML rendering without the final newline that ends it as a file (the
+        bootstrap seed's string byte for byte), with the dynamic boundary marker between the
+        halves: a marker for ctxasm and for caches, never for a model (send `static_text` and
         `dynamic_text`)."""
-        return self.render("xml")
+        return self.render("xml").removesuffix("\n")
 
     @property
     def static_text(self) -> str:

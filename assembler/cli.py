@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 import click
 
 from .display import shown
-from .errors import AssemblerError
+from .errors import AssemblerError, RequestError
 from .model import Diagnostic, Severity
 
 if TYPE_CHECKING:
@@ -54,9 +54,16 @@ def handle_errors(func: F) -> F:
 
 
 def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+    if value is None:
+        return None
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
         raise click.BadParameter(f"{value!r} is not a date like 2026-01-31")
-    return value
+    from .request import checked_date
+
+    try:
+        return checked_date(value)
+    except RequestError:
+        raise click.BadParameter(f"{value!r} is not a calendar date like 2026-01-31") from None
 
 
 class DiscoveryArgs(NamedTuple):
@@ -266,15 +273,15 @@ def report(diagnostics: Sequence[Diagnostic], minimum: Severity = Severity.WARNI
             click.echo(diagnostic.line(), err=True)
 
 
-def write_output(text: str, out: Path | None, sources: Sequence[str] = ()) -> None:
+def write_output(text: str, out: Path | None, sources: Sequence[str] = ()) -> bool:
     """To stdout, or to `out` (`output.write`: atomic, never a device replaced, never one of
-    `sources`)."""
+    `sources`). False when stdout is a pipe whose reader has gone."""
     from .output.write import write_file, write_stdout
 
     if out is None:
-        write_stdout(text)
-    else:
-        write_file(out, text, sources=sources)
+        return write_stdout(text)
+    write_file(out, text, sources=sources)
+    return True
 
 
 def sources_of(assembly: Assembly) -> list[str]:
@@ -301,6 +308,20 @@ class _LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         factory = _COMMANDS.get(cmd_name)
         return factory() if factory is not None else None
+
+
+class _Command(click.Command):
+    """A command whose help ends with an Examples section (`examples=`, one line each)."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.examples = tuple(examples)
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        with formatter.section("Examples"):
+            for line in self.examples:
+                formatter.write(f"{'':>{formatter.current_indent}}{line}\n")
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -343,7 +364,16 @@ def _finish(assembly: Assembly) -> NoReturn:
 
 @_lazy_command
 def _render_command() -> click.Command:
-    @click.command("render")
+    @click.command(
+        "render",
+        cls=_Command,
+        short_help="Print the context an agent started in PATH sees.",
+        examples=(
+            "ctxasm render                        # what an agent started here loads",
+            "ctxasm render services/api --touch services/api/src/app.ts --format markdown",
+            "ctxasm render --format anthropic --ttl 1h --out request.json",
+        ),
+    )
     @click.argument("path", default=".", type=click.Path(path_type=Path))
     @discovery_options
     @format_option
@@ -378,7 +408,16 @@ def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
 
 @_lazy_command
 def _lint_command() -> click.Command:
-    @click.command("lint")
+    @click.command(
+        "lint",
+        cls=_Command,
+        short_help="Check instruction files (all by default).",
+        examples=(
+            "ctxasm lint                          # every instruction file of the repository",
+            "ctxasm lint CLAUDE.md .claude/rules/*.md --format sarif",
+            "ctxasm lint --cwd services/api --select CTX2,CTX3",
+        ),
+    )
     @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
     @click.option(
         "--cwd",
@@ -402,6 +441,7 @@ def _lint_command() -> click.Command:
         type=click.Choice(("text", "json", "sarif")),
         default="text",
         show_default=True,
+        help="text: one line per finding; json; sarif: for code scanning.",
     )
     @handle_errors
     def lint(
@@ -436,7 +476,15 @@ def _lint_command() -> click.Command:
 
 @_lazy_command
 def _codes_command() -> click.Command:
-    @click.command("codes")
+    @click.command(
+        "codes",
+        cls=_Command,
+        short_help="List every diagnostic code.",
+        examples=(
+            "ctxasm codes",
+            "ctxasm codes --json",
+        ),
+    )
     @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
     @handle_errors
     def codes_command(as_json: bool) -> None:
@@ -450,7 +498,15 @@ def _codes_command() -> click.Command:
 
 @_lazy_command
 def _cache_command() -> click.Command:
-    @click.command("cache")
+    @click.command(
+        "cache",
+        cls=_Command,
+        short_help="Show the cache tiers, or where the cache breaks.",
+        examples=(
+            "ctxasm cache --save before.json      # hashes and token counts, no text",
+            "ctxasm cache --against before.json   # the first tier that changed, and the cost",
+        ),
+    )
     @click.argument("path", default=".", type=click.Path(path_type=Path))
     @discovery_options
     @request_options(api=False)
@@ -499,7 +555,16 @@ def _cache_command() -> click.Command:
 
 @_lazy_command
 def _explain_command() -> click.Command:
-    @click.command("explain")
+    @click.command(
+        "explain",
+        cls=_Command,
+        short_help="Show every candidate source and its fate.",
+        examples=(
+            "ctxasm explain services/api",
+            "ctxasm explain --touch src/app.ts --all",
+            "ctxasm explain --json | jq '.sources[] | select(.status == \"skipped\")'",
+        ),
+    )
     @click.argument("path", default=".", type=click.Path(path_type=Path))
     @discovery_options
     @click.option(
@@ -544,7 +609,15 @@ def _explain_command() -> click.Command:
 
 @_lazy_command
 def _watch_command() -> click.Command:
-    @click.command("watch")
+    @click.command(
+        "watch",
+        cls=_Command,
+        short_help="Render again whenever a source changes.",
+        examples=(
+            "ctxasm watch --out context.xml",
+            "ctxasm watch services/api --format markdown",
+        ),
+    )
     @click.argument("path", default=".", type=click.Path(path_type=Path))
     @discovery_options
     @format_option
@@ -592,7 +665,8 @@ def _watch_command() -> click.Command:
                 if update.text is not None:
                     text = update.text if out else printable(update.text)
                     sources = sources_of(update.assembly) if update.assembly else ()
-                    write_output(text, out, sources)
+                    if not write_output(text, out, sources):
+                        break  # the reader has gone: nobody is left to watch for
         sys.exit(0)
 
     return watch

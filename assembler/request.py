@@ -90,7 +90,7 @@ class Request(NamedTuple):
             touched=checked_paths(options.get("touched", ()), "touched"),
             max_tokens=_checked_budget(options.get("max_tokens")),
             counter=options.get("counter") or estimate_tokens,
-            now=options.get("now"),
+            now=_checked_now(options.get("now")),
         )
 
 
@@ -123,6 +123,22 @@ def _checked_budget(value: object) -> int | None:
     if value is None or (type(value) is int and value >= 0):
         return value
     raise RequestError(f"max_tokens: {value!r}; pass a whole number of tokens, 0 or more")
+
+
+def _checked_now(value: object) -> dt.datetime | None:
+    if value is None or isinstance(value, dt.datetime):
+        return value
+    raise RequestError(f"now: {value!r} is not a datetime.datetime; pass one, or None for now")
+
+
+def checked_date(value: object) -> str:
+    """`value` when it is a calendar date written YYYY-MM-DD (what a client prints as today)."""
+    if isinstance(value, str) and len(value) == 10 and value[4] == "-" == value[7]:
+        try:
+            return dt.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass  # 2026-13-45: the shape of a date, not a day
+    raise RequestError(f"date: {value!r} is not a calendar date like 2026-01-31")
 
 
 def _checked_environ(environ: object) -> dict[str, str]:

@@ -379,18 +379,18 @@ def test_cli_process_reports_bad_input(tmp_path: Path, name: str, case: Case) ->
     assert "Traceback" not in stderr
     assert (result.returncode, result.stdout, stderr) == (
         case.exit_code,
-        assembly.text.encode("utf-8"),
+        assembly.render("xml").encode("utf-8"),
         reported(assembly),
     )
 
 
 @pytest.mark.parametrize(("name", "case"), _params())
 def test_cli_reports_bad_input(tmp_path: Path, name: str, case: Case) -> None:
-    """`ctxasm render`: the library's text on stdout, its warnings/errors on stderr, exit code."""
+    """`ctxasm render`: the library's xml rendering on stdout, its warnings/errors on stderr, exit code."""
     tree = make_tree(tmp_path)
     case.setup(tree.project)
     assembly = tree.assemble()
-    assert tree.invoke() == (case.exit_code, assembly.text, reported(assembly))
+    assert tree.invoke() == (case.exit_code, assembly.render("xml"), reported(assembly))
 
 
 # --- specific guarantees ------------------------------------------------------------------

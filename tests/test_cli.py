@@ -35,7 +35,7 @@ def test_render_prints_the_native_xml(tmp_path: Path) -> None:
     code, out, err = invoke(tmp_path, str(tmp_path / "repo"))
     assert (code, out, err) == (
         0,
-        '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__\n\n<project_instructions source="CLAUDE.md">\nhello\n</project_instructions>',
+        '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__\n\n<project_instructions source="CLAUDE.md">\nhello\n</project_instructions>\n',
         "",
     )
 
@@ -118,6 +118,10 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     code, _, err = invoke(tmp_path, str(tmp_path), "--date", "yesterday")
     assert code == 2
     assert "'yesterday' is not a date like 2026-01-31" in err
+    for not_a_day in ("2026-13-45", "2026-02-30", "0000-01-01"):  # the shape, not a calendar day
+        code, out, err = invoke(tmp_path, str(tmp_path), "--date", not_a_day)
+        assert (code, out) == (2, ""), not_a_day
+        assert f"'{not_a_day}' is not a calendar date like 2026-01-31" in err
     code, _, err = invoke(tmp_path, str(tmp_path), "--format", "yaml")
     assert code == 2
 
@@ -183,3 +187,34 @@ def test_internal_errors_exit_3_with_one_line(tmp_path: Path) -> None:
     assert result.stderr == (
         "ctxasm: internal error: RuntimeError: kaboom; rerun with CTXASM_DEBUG=1 for the traceback and report it\n"
     )
+
+
+def _help(*args: str) -> str:
+    result = CliRunner().invoke(cli, [*args, "--help"], catch_exceptions=False)
+    assert (result.exit_code, result.stderr) == (0, ""), args
+    return result.stdout
+
+
+def test_help_lists_whole_summaries_and_ends_every_command_with_examples() -> None:
+    """`ctxasm --help` lists each command with a summary that is not cut short; each
+    command's help documents every option and ends with examples of it."""
+    import click
+
+    ctx = click.Context(cli)
+    names = cli.list_commands(ctx)
+    listing = _help().split("Commands:\n")[1]
+    assert "..." not in listing, listing
+    assert sorted(line.split()[0] for line in listing.splitlines() if line.strip()) == names
+    for name in names:
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        undocumented = [
+            p.name for p in command.params if isinstance(p, click.Option) and not p.help
+        ]
+        assert undocumented == [], name
+        text = _help(name)
+        options, _, examples = text.partition("\nExamples:\n")
+        assert "\nOptions:\n" in options and examples, (name, text)
+        shown = [line.strip() for line in examples.splitlines() if line.strip()]
+        assert 2 <= len(shown) <= 3 and all(s.startswith("ctxasm ") for s in shown), (name, text)
+        assert all(s.split()[1] == name for s in shown), (name, shown)

@@ -65,7 +65,18 @@ BAD_OPTIONS: dict[str, tuple[dict[str, object], str]] = {
     "policy as bytes": ({"policy": b"p.toml"}, "policy: b'p.toml' is bytes"),
     "NUL in environ": ({"environ": {"CLAUDE_CONFIG_DIR": "/c\0"}}, "environ: CLAUDE_CONFIG_DIR"),
     "bytes in environ": ({"environ": {"CLAUDE_CONFIG_DIR": b"/c"}}, "names and values must be"),
+    "now as text": ({"now": "2026-01-31"}, "now: '2026-01-31' is not a datetime.datetime"),
 }
+
+
+@pytest.mark.parametrize("date", ["2026-13-45", "2026-02-30", "20260131", "2026-1-31", 20260131])
+def test_a_render_date_that_is_no_calendar_day_is_a_request_error(
+    tmp_path: Path, date: object
+) -> None:
+    assembly = assemble(tmp_path, **machine(tmp_path))
+    with pytest.raises(RequestError, match=re.escape(f"date: {date!r} is not a calendar date")):
+        assembly.render("claude-code", date=date)  # type: ignore[arg-type]
+    assert "Today's date is 2026-02-28." in assembly.render("claude-code", date="2026-02-28")
 
 
 @pytest.mark.parametrize("case", sorted(BAD_OPTIONS))

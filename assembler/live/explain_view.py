@@ -8,7 +8,7 @@ the output is plain text without a single escape code, each layer drawn with its
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from ..display import dumps, shown
 from ..model import Diagnostic, Layer
@@ -129,16 +129,21 @@ def show(
         width=None if is_tty else int(columns) if columns.isdigit() else PLAIN_WIDTH,
     )
     a = explanation.assembly
-    console.print(f"ctxasm explain: {shown(str(a.context.cwd))} (policy {a.policy.name})")
+    width = console.width
+
+    def say(line: str, style: str = "") -> None:
+        console.print(unbroken(line, width), style=style, overflow="fold")
+
+    say(f"ctxasm explain: {shown(str(a.context.cwd))} (policy {a.policy.name})")
     order = explanation.rules_order
     if order is not None:
-        console.print(f"rules order: {order.value}: {RULES_ORDER[order]}")
+        say(f"rules order: {order.value}: {RULES_ORDER[order]}")
     if a.touched:
-        console.print(f"touched: {', '.join(shown(t) for t in a.touched)}")
+        say(f"touched: {', '.join(shown(t) for t in a.touched)}")
     rows, left_out = listed(explanation.visible(show_all))
-    console.print(_table(rows, color))
+    console.print(_table(rows, color, width))
     for line in _details(rows):
-        console.print(line, style="dim" if color else "", overflow="fold")
+        say(line, "dim" if color else "")
     if left_out:
         kinds = ", ".join(f"{kind}: {n:,}" for kind, n in left_out.items())
         console.print(
@@ -148,7 +153,7 @@ def show(
     if not show_all and (absent := sum(r.status is Status.ABSENT for r in explanation.rows)):
         console.print(f"{absent} candidate locations do not exist (--all lists them)")
     for note in explanation.notes:
-        console.print(note.line())
+        say(note.line())
     for picture in _budget(explanation, color, min(BAR_WIDTH, console.width - 2)):
         console.print(picture)
 
@@ -173,16 +178,20 @@ def listed(rows: Sequence[Row]) -> tuple[list[tuple[int, Row]], dict[str, int]]:
     return shown, {k: n - MAX_SKIPPED_ROWS for k, n in seen.items() if n > MAX_SKIPPED_ROWS}
 
 
-def _status(row: Row, color: bool) -> Text:
-    from rich.text import Text
-
+def _status_words(row: Row) -> str:
     word = row.status.value
     if row.status is Status.TRUNCATED and row.cuts:
         word += f" -{sum(c.tokens for c in row.cuts):,} tokens"
     elif row.skip is not None:
         word += f"\n{row.skip.value}"
+    return word
+
+
+def _status(row: Row, color: bool) -> Text:
+    from rich.text import Text
+
     style = "yellow" if row.skip is Skip.BUDGET else STATUS_STYLE[row.status]
-    return Text(word, style=style if color else "")
+    return Text(_status_words(row), style=style if color else "")
 
 
 def _details(rows: Sequence[tuple[int, Row]]) -> list[str]:
@@ -197,35 +206,107 @@ def _details(rows: Sequence[tuple[int, Row]]) -> list[str]:
     return out
 
 
+def folded(path: str, width: int) -> str:
+    """`path` in at most `width` cells, folded from the left: `…/rules/name.md`, cut after a
+    `/` where that leaves the name whole."""
+    from rich.cells import cell_len
+
+    if cell_len(path) <= width:
+        return path
+    room = max(1, width - 1)  # the ellipsis takes one cell
+    tail = ""
+    slash = path.rfind("/")
+    while slash > 0 and cell_len(path[slash:]) <= room:  # from the right: at most `room` steps
+        tail = path[slash:]
+        slash = path.rfind("/", 0, slash)
+    if not tail:  # even the name is too long: its last cells
+        tail = path[-room:]
+        while cell_len(tail) > room:
+            tail = tail[1:]
+    return "…" + tail
+
+
+def unbroken(text: str, width: int) -> str:
+    """`text` with each word (a path, mostly) longer than `width` cells folded from the left,
+    so wrapping at spaces never splits one."""
+    from rich.cells import cell_len
+
+    if cell_len(text) <= width:
+        return text
+    return " ".join(folded(word, width) for word in text.split(" "))
+
+
 def _number(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
 
-def _table(rows: Sequence[tuple[int, Row]], color: bool) -> Any:
+NUMBERS = ("lines", "bytes", "chars", "tokens")
+DROPPED_FIRST = ("bytes", "chars", "lines")  # tokens stay: they are what the budget counts
+SOURCE = "source (why it is there)"
+GAP = 2  # cells between two columns
+MIN_SOURCE = 16  # below this the table may be wider than the terminal
+
+
+class Layout(NamedTuple):
+    numbers: tuple[str, ...]  # the number columns shown
+    status: int  # cells of the status column
+    source: int  # cells of the source column: every path fits in it, folded if need be
+
+
+def layout(rows: Sequence[tuple[int, Row]], width: int) -> Layout:
+    """Column widths for a table at most `width` cells wide where no path wraps: when the
+    longest path does not fit, the status column wraps between words, then the number columns
+    go (bytes, chars, lines), then paths are folded from the left (`folded`)."""
+    from rich.cells import cell_len
+
+    def wide(header: str, cells: Sequence[str]) -> int:
+        return max([cell_len(header), *map(cell_len, cells)])
+
+    numbers = {n: wide(n, [_number(getattr(r, n)) for _, r in rows]) for n in NUMBERS}
+    statuses = [_status_words(r) for _, r in rows]
+    status = wide("status", [line for s in statuses for line in s.split("\n")])
+    fixed = wide("#", [str(i) for i, _ in rows])
+    fixed += wide("layer", [r.layer.value if r.layer else "-" for _, r in rows])
+    words = [shown(r.path) for _, r in rows]
+    words += [w for _, r in rows if r.reason for w in shown(r.reason.text).split(" ")]
+    need = wide(SOURCE.split(" ")[0], words)
+
+    def room() -> int:
+        return width - fixed - status - sum(numbers.values()) - GAP * (len(numbers) + 3)
+
+    if room() < need:
+        status = wide("status", [w for s in statuses for w in s.split()])
+    for name in DROPPED_FIRST:
+        if room() >= need:
+            break
+        del numbers[name]
+    return Layout(tuple(numbers), status, max(MIN_SOURCE, min(need, room())))
+
+
+def _table(rows: Sequence[tuple[int, Row]], color: bool, width: int) -> Any:
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
+    cols = layout(rows, width)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
     for name in ("#", "layer"):
         table.add_column(name, no_wrap=True)
-    table.add_column("source (why it is there)", overflow="fold")
-    for name in ("lines", "bytes", "chars", "tokens"):
+    table.add_column(SOURCE, width=cols.source)
+    for name in cols.numbers:
         table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("status")
+    table.add_column("status", width=cols.status)
     for i, row in rows:
         dim = "dim" if row.status is Status.ABSENT and color else ""
-        source = Text(shown(row.path), style=dim)
+        source = Text(folded(shown(row.path), cols.source), style=dim)
         if row.reason is not None:
-            source.append("\n" + shown(row.reason.text), style="dim" if color else "")
+            reason = unbroken(shown(row.reason.text), cols.source)
+            source.append("\n" + reason, style="dim" if color else "")
         table.add_row(
             Text(str(i), style=dim),
             Text(row.layer.value if row.layer else "-", style=dim),
             source,
-            _number(row.lines),
-            _number(row.bytes),
-            _number(row.chars),
-            _number(row.tokens),
+            *(_number(getattr(row, name)) for name in cols.numbers),
             _status(row, color),
         )
     return table

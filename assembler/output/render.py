@@ -15,6 +15,7 @@ from .. import resources
 from ..display import dumps, shown
 from ..errors import RenderError
 from ..model import Assembled, Policy, Severity, Source
+from ..request import checked_date
 from . import formats
 from .sections import SEPARATOR, Section, escape_content, section_text, sections
 
@@ -55,6 +56,8 @@ def render(
     date: str | None = None,
     options: RequestOptions | None = None,
 ) -> str:
+    if date is not None:
+        date = checked_date(date)
     known = formats.names()
     if fmt not in known:
         raise RenderError(f"{fmt}: unknown format; choose one of {', '.join(known)}")
@@ -66,7 +69,13 @@ def render(
         raise RenderError(
             f"{fmt}.j2: template missing from {resources.data_dir('templates')}; reinstall ctxasm"
         ) from None
-    return str(template.render(**_context(assembly, fmt, date or assembly.date, options)))
+    text = str(template.render(**_context(assembly, fmt, date or assembly.date, options)))
+    if formats.client_format(fmt) is not None:
+        return text  # a client's own format: byte for byte what the client sends
+    # A text file ends with exactly one newline, whatever the last source ends with; nothing
+    # loaded renders nothing.
+    stripped = text.rstrip("\n")
+    return stripped + "\n" if stripped else ""
 
 
 def _context(

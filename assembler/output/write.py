@@ -12,8 +12,8 @@
 * refuses a directory, a socket or a block device, and a file that is a source of the context
   being written (it would be overwritten by its own rendering).
 
-A write that fails (a full disk, a closed pipe, a missing directory) is one `AssemblerError`
-line, never a traceback.
+A write that fails (a full disk, a missing directory) is one `AssemblerError` line, never a
+traceback. A pipe whose reader has gone (`| head -1`) is no failure: see `write_stdout`.
 """
 
 from __future__ import annotations
@@ -35,8 +35,10 @@ _DESCRIPTOR = r"/(?:dev/(?:fd/|std(?:in|out|err)$)|proc/[^/]+/fd/)"
 _PLACE = {errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS}
 
 
-def write_stdout(text: str) -> None:
-    """`text` on stdout as UTF-8 whatever the locale (plus a newline on a terminal)."""
+def write_stdout(text: str) -> bool:
+    """`text` on stdout as UTF-8 whatever the locale (plus a newline on a terminal). False
+    when the reader of the pipe has gone (`| head -1`): not an error, the reader has what it
+    wanted; stdout is pointed at /dev/null, so the command ends quietly with its own code."""
     stream = sys.stdout
     if stream is None:  # started with stdout closed (`>&-`)
         raise AssemblerError("stdout is closed: nothing can be written; use --out or redirect it")
@@ -45,11 +47,17 @@ def write_stdout(text: str) -> None:
             text += "\n"
         stream.flush()
         # Exact bytes (click.echo would strip ANSI escapes an instruction file may really hold).
-        stream.buffer.write(text.encode("utf-8", "surrogateescape"))
+        data = memoryview(text.encode("utf-8", "surrogateescape"))
+        while data:  # a pipe takes part of a large write, and the failure comes on the next
+            data = data[stream.buffer.write(data) :]
         stream.buffer.flush()
-    except OSError as err:  # a closed pipe (`| head -c0`), a full disk (`> /dev/full`)
+    except BrokenPipeError:  # the reader closed the pipe (EPIPE; Python ignores SIGPIPE)
+        _discard_stdout()
+        return False
+    except OSError as err:  # a full disk (`> /dev/full`)
         _discard_stdout()
         raise AssemblerError(f"stdout: cannot write ({_reason(err)})") from None
+    return True
 
 
 def _discard_stdout() -> None:

@@ -7,6 +7,7 @@ terminal, or NO_COLOR) has no escape code, and a real terminal gets colour.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import pty
@@ -419,3 +420,40 @@ def test_no_color_on_a_terminal(tmp_path: Path, no_color: bool) -> None:
     )  # fmt: skip
     assert "big.md" in out
     assert ("\x1b" in out) is not no_color
+
+
+def test_paths_never_wrap_at_80_columns(tmp_path: Path) -> None:
+    """The table at 80 columns drops number columns, then folds a path from the left
+    (`…/rules/name.md`); no path, in the table or below it, is split across lines."""
+    repo = every_status_tree(tmp_path)
+    deep = ".claude/rules/frontend/packaging-and-release-engineering/package-installation.md"
+    build(
+        repo,
+        {
+            ".claude/rules/package-installation.md": '---\npaths: "**/package.json"\n---\nUse pnpm.',
+            deep: "Always pin versions.",
+            "package.json": "{}",
+        },
+    )
+    machine_args = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    done = subprocess.run(
+        [sys.executable, "-m", "assembler", "explain", str(repo), *machine_args,
+         "--touch", str(repo / "package.json")],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr  # the tree has skipped files
+    lines = done.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, done.stdout
+    # The issue's case: the column cannot hold the path, so it loses its head at a `/`.
+    assert any("…/rules/package-installation.md" in line for line in lines), done.stdout
+    assert deep not in done.stdout
+    paths = [str(repo), *(r.path for r in explain(repo, **machine(tmp_path)).visible(False))]
+    assert ".claude/rules/package-installation.md" in paths
+    for path in paths:  # each on one line, whole or folded from the left
+        tails = [path] + [f"…{path[i:]}" for i in range(1, len(path))]
+        assert any(t in line for line in lines for t in tails), (path, done.stdout)
+        for before, after in itertools.pairwise(lines):
+            for cut in range(1, len(path)):
+                assert not (before.rstrip().endswith(path[:cut]) and
+                            after.lstrip().startswith(path[cut:])), (path, before, after)  # fmt: skip

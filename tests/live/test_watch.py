@@ -231,9 +231,9 @@ def test_cli_watch_rewrites_out_and_exits_0_on_ctrl_c(tmp_path: Path, tree: Path
         env=env,
     )  # fmt: skip
     try:
-        poll(out, lambda text: text == assemble(tree, **machine(tmp_path)).text)
+        poll(out, lambda text: text == assemble(tree, **machine(tmp_path)).render("xml"))
         (tree / "CLAUDE.local.md").write_text("Local, from the CLI test.")
-        expected = assemble(tree, **machine(tmp_path)).text
+        expected = assemble(tree, **machine(tmp_path)).render("xml")
         poll(out, lambda text: text == expected)
         assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".ctx.xml")) == []
         proc.send_signal(signal.SIGINT)
