@@ -443,6 +443,8 @@ def _lint_command() -> click.Command:
         show_default=True,
         help="text: one line per finding; json; sarif: for code scanning.",
     )
+    @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too, not only errors.")
+    @click.option("--quiet", "-q", is_flag=True, help="No summary line after the findings.")
     @handle_errors
     def lint(
         files: tuple[Path, ...],
@@ -451,6 +453,8 @@ def _lint_command() -> click.Command:
         select: tuple[str, ...],
         ignore: tuple[str, ...],
         fmt: str,
+        strict: bool,
+        quiet: bool,
     ) -> None:
         """Check instruction files (all of them under . when FILES is empty)."""
         from .lint import lint as run_lint
@@ -463,13 +467,12 @@ def _lint_command() -> click.Command:
             ignore=_codes(ignore),
             **discovery.options(touched=False),
         )
+        from .lint.report import summary
+
         write_output(render_findings(result.findings, fmt), None)
-        if fmt == "text" and result.findings:
-            click.echo(
-                f"{len(result.findings)} finding(s) in {len(result.files)} file(s) checked",
-                err=True,
-            )
-        sys.exit(1 if result.failed else 0)
+        if fmt == "text" and not quiet:
+            click.echo(summary(result.findings, len(result.files)), err=True)
+        sys.exit(1 if result.fails(strict=strict) else 0)
 
     return lint
 

@@ -99,7 +99,7 @@ def test_explain_and_lint_stay_one_line_per_finding_and_valid(hostile: Path) -> 
     target = f".claude/rules/{EVIL}"
     lint_text = _clean(_cli("lint", target, *_machine(hostile), cwd=hostile).stdout)
     assert lint_text.splitlines() == [
-        f".claude/rules/{EVIL_SHOWN}:1:1: CTX003 cannot be loaded (NUL byte at offset 1): "
+        f".claude/rules/{EVIL_SHOWN}:1:1: error CTX003 cannot be loaded (NUL byte at offset 1): "
         "make it a readable UTF-8 text file"
     ]
     for fmt in ("json", "sarif"):

@@ -46,7 +46,13 @@ class LintResult(NamedTuple):
 
     @property
     def failed(self) -> bool:
-        return any(f.severity in (Severity.ERROR, Severity.WARNING) for f in self.findings)
+        """Whether an error was found (what fails `ctxasm lint` and the hook by default)."""
+        return self.fails()
+
+    def fails(self, *, strict: bool = False) -> bool:
+        """Whether an error was found, or with `strict` a warning too."""
+        failing = (Severity.ERROR, Severity.WARNING) if strict else (Severity.ERROR,)
+        return any(f.severity in failing for f in self.findings)
 
 
 class _Suppressed(NamedTuple):
@@ -239,7 +245,7 @@ def lint(
         paths = (
             _discover_files(here, repos.of(here), stopped)
             if whole_tree
-            else _given(files, here, stopped)
+            else _given(files, here, stopped, repos)
         )
         context = ContextChecker(policy, machine, request.max_tokens or 0)
         checkers: dict[GitRepo | None, FileChecker] = {}
@@ -282,18 +288,21 @@ def lint(
     return _finish(findings, levels, paths, here)
 
 
-def _given(files: Sequence[PathLike], here: Path, stopped: list[Path]) -> list[Path]:
+def _given(files: Sequence[PathLike], here: Path, stopped: list[Path], repos: _Repos) -> list[Path]:
     """The files given; a symlinked rules directory (git, and so pre-commit, sees a file)
-    stands for the instruction files in it."""
+    stands for the instruction files in it, and a directory (`ctxasm lint .`) for every
+    instruction file under it, found as whole-repository lint finds them."""
     paths = []
     for path in (Path(os.path.abspath(here / f)) for f in files):
         if not os.path.lexists(path):
             raise LintError(f"{_shown(path, here)}: no such file; pass existing instruction files")
         if path.is_symlink() and path.is_dir() and _holds_instruction_files(path.as_posix()):
             paths += _walk(path, Path(path.anchor), stopped, RULES_MAX_FILES)
+        elif path.is_dir() and not path.is_symlink() and not is_instruction_file(path.name):
+            paths += _discover_files(path, repos.of(path), stopped)
         else:
             paths.append(path)
-    return paths
+    return list(dict.fromkeys(paths))
 
 
 def _check_file(

@@ -1,4 +1,5 @@
-"""Lint output: `path:line:col: CODE message` lines, a JSON list, or SARIF 2.1.0."""
+"""Lint output: `path:line:col: severity CODE message` lines and a summary, a JSON list, or
+SARIF 2.1.0."""
 
 from __future__ import annotations
 
@@ -28,9 +29,29 @@ def _version() -> str:
 
 
 def text(findings: Sequence[Finding]) -> str:
+    """`path:line:col: severity CODE message`, one line per finding."""
     return "".join(
-        f"{shown(f.path)}:{f.line}:{f.col}: {f.code} {shown(f.message)}\n" for f in findings
+        f"{shown(f.path)}:{f.line}:{f.col}: {_level(f)} {f.code} {shown(f.message)}\n"
+        for f in findings
     )
+
+
+def _level(finding: Finding) -> str:
+    return (finding.severity or codes.lookup(finding.code).lint or Severity.INFO).value
+
+
+def summary(findings: Sequence[Finding], files: int) -> str:
+    """The last line of the text output: how many findings of each severity, in how many files."""
+    counts = dict.fromkeys(Severity, 0)
+    for f in findings:
+        counts[f.severity or Severity.INFO] += 1
+    parts = [
+        f"{n} {level.value}{'s' if n != 1 else ''}"
+        for level in (Severity.ERROR, Severity.WARNING, Severity.INFO)
+        if (n := counts[level])
+    ]
+    said = ", ".join(parts) if parts else "no findings"
+    return f"{said} in {files} file{'s' if files != 1 else ''} checked"
 
 
 def as_json(findings: Sequence[Finding]) -> str:
