@@ -463,16 +463,18 @@ class FileChecker:
                 f"{globs.over_count - len(globs.over_budget):,} more patterns are past the budget; list fewer",
             )  # fmt: skip
         problems = {p: compiled_globs.gitignore(p).problem for p in globs.patterns}
+        written = dict(zip(globs.patterns, globs.written or globs.patterns, strict=True))
         for pattern in sorted(p for p, problem in problems.items() if problem):
+            shown_as = display_form(written[pattern], PATTERN_CHARS)
             if problems[pattern] == compiled_globs.TOO_COMPLEX:
                 add(
                     line, 1, codes.GLOB_TOO_COMPLEX,
-                    f"glob '{display_form(pattern, PATTERN_CHARS)}' is too complex to match in linear time and matches nothing: simplify it",
+                    f"glob '{shown_as}' is too complex to match in linear time and matches nothing: simplify it",
                 )  # fmt: skip
             else:
                 add(
                     line, 1, codes.INVALID_GLOB,
-                    f"glob '{pattern}' is invalid and matches nothing: fix it",
+                    f"glob '{shown_as}' is invalid and matches nothing: fix it",
                 )  # fmt: skip
         if self.repo is None:
             return
@@ -489,7 +491,7 @@ class FileChecker:
             if not any(match(c) for c in candidates):
                 add(
                     line, 1, codes.DEAD_GLOB,
-                    f"glob '{display_form(pattern, PATTERN_CHARS)}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
+                    f"glob '{display_form(written[pattern], PATTERN_CHARS)}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
                 )  # fmt: skip
 
     def _outside(self, info: FileInfo, add: Add) -> None:

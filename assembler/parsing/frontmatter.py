@@ -171,6 +171,7 @@ class Globs(NamedTuple):
     over_budget: tuple[str, ...] = ()  # patterns as written past the budget (the first few)
     too_complex: tuple[tuple[str, str], ...] = ()  # (pattern, why): refused, match nothing
     over_count: int = 0  # how many patterns as written were past the budget in all
+    written: tuple[str, ...] = ()  # each of `patterns` as the rule spells it (`src/**`, not `src`)
 
 
 _LISTED_OVER = 20  # over-budget patterns named (the count says how many there were)
@@ -249,7 +250,9 @@ def expand_paths(value: object) -> Globs:
         patterns.extend(expanded)
     cleaned = [p[:-3] if p.endswith("/**") else p for p in patterns]
     admitted = glob_limits.admit(p for p in cleaned if p)
-    return Globs(admitted.kept, tuple(over), (*refused, *admitted.refused), over_count)
+    spelled = dict(zip(reversed(cleaned), reversed(patterns), strict=True))  # the first wins
+    written = tuple(spelled[p] for p in admitted.kept)
+    return Globs(admitted.kept, tuple(over), (*refused, *admitted.refused), over_count, written)
 
 
 def conditional_globs(frontmatter: Frontmatter) -> Globs | None:

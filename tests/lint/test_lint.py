@@ -14,7 +14,7 @@ import pytest
 from assembler.codes import LINT_CODES
 from assembler.lint import LintError, lint
 from assembler.model import Severity
-from tests.helpers.trees import Link, build, git_init
+from tests.helpers.trees import Link, build, git_init, machine
 
 Files = Mapping[str, str | bytes | Link | None]
 
@@ -301,6 +301,8 @@ def test_ctx305_dead_glob(tmp_path: Path) -> None:
     _git(repo, "add", "-A")
     found = codes_for(tmp_path, [".claude/rules/r.md"])
     assert found == [("CTX305", ".claude/rules/r.md", 2)]
+    [dead] = lint([".claude/rules/r.md"], base=repo, **machine(tmp_path)).findings
+    assert dead.message.startswith("glob 'web/**' matches no tracked file")  # as written
     (repo / "web").mkdir()
     (repo / "web/page.tsx").write_text("")
     _git(repo, "add", "-A")
