@@ -136,7 +136,7 @@ def show(
 
     say(f"ctxasm explain: {shown(str(a.context.cwd))} (policy {a.policy.name})")
     order = explanation.rules_order
-    if order is not None:
+    if order is not None and show_all:  # the same every run: shown when everything is asked
         say(f"rules order: {order.value}: {RULES_ORDER[order]}")
     if a.touched:
         say(f"touched: {', '.join(shown(t) for t in a.touched)}")
