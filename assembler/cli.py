@@ -471,7 +471,7 @@ def _lint_command() -> click.Command:
 
         write_output(render_findings(result.findings, fmt), None)
         if fmt == "text" and not quiet:
-            click.echo(summary(result.findings, len(result.files)), err=True)
+            click.echo(summary(result.findings, len(result.files), result.ignored), err=True)
         sys.exit(1 if result.fails(strict=strict) else 0)
 
     return lint

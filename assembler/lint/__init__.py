@@ -43,6 +43,7 @@ class LintError(AssemblerError):
 class LintResult(NamedTuple):
     findings: tuple[Finding, ...]
     files: tuple[str, ...]
+    ignored: tuple[str, ...] = ()  # of `files`, those git ignores (an agent reads them anyway)
 
     @property
     def failed(self) -> bool:
@@ -108,10 +109,21 @@ def _levels(
     return levels
 
 
-def _discover_files(root: Path, repo: GitRepo | None, stopped: list[Path]) -> list[Path]:
-    """Instruction files under `root`: git's view (tracked + untracked, not ignored), else a
-    walk. A symlinked directory where instruction files go (`.claude/rules -> ../shared`) is
-    listed through the link, as the client loads it (git lists only the link)."""
+# Git-ignored files an agent reads all the same (`CLAUDE.local.md` is ignored by design), and
+# `.claude/CLAUDE.local.md`, which it never reads (CTX401): whole-repository lint checks them.
+_READ_WHEN_IGNORED = (":(glob)**/CLAUDE.local.md", ":(glob)**/.claude/**")
+_IGNORED_BUT_READ = re.compile(
+    r"^(?!.*(?:^|/)(?:node_modules|\.claude/worktrees)/)(?:[^/]+/)*?(?:CLAUDE\.local\.md|\.claude/(?:CLAUDE\.md|CLAUDE\.local\.md|rules/.+\.md))$"
+)
+
+
+def _discover_files(
+    root: Path, repo: GitRepo | None, stopped: list[Path], ignored: list[Path]
+) -> list[Path]:
+    """Instruction files under `root`: git's view (tracked + untracked, not ignored, and the
+    ignored ones an agent reads anyway, added to `ignored`), else a walk. A symlinked
+    directory where instruction files go (`.claude/rules -> ../shared`) is listed through the
+    link, as the client loads it (git lists only the link)."""
     if repo is not None:
         base = repo.relative(root)
         names = repo.listed(untracked=True)
@@ -125,6 +137,11 @@ def _discover_files(root: Path, repo: GitRepo | None, stopped: list[Path]) -> li
                     found.update(_walk(repo.root / name, repo.root, stopped, RULES_MAX_FILES))
                 elif is_instruction_file(name):
                     found.add(repo.root / name)
+            for name in repo.ignored(_READ_WHEN_IGNORED):
+                path = repo.root / name
+                if name.startswith(prefix) and _IGNORED_BUT_READ.match(name) and path not in found:
+                    found.add(path)
+                    ignored.append(path)
             return sorted(found)
     return _walk(root, root, stopped)
 
@@ -242,10 +259,11 @@ def lint(
     try:
         whole_tree = not files and cwd is None
         stopped: list[Path] = []
+        ignored: list[Path] = []
         paths = (
-            _discover_files(here, repos.of(here), stopped)
+            _discover_files(here, repos.of(here), stopped, ignored)
             if whole_tree
-            else _given(files, here, stopped, repos)
+            else _given(files, here, stopped, repos, ignored)
         )
         context = ContextChecker(policy, machine, request.max_tokens or 0)
         checkers: dict[GitRepo | None, FileChecker] = {}
@@ -285,10 +303,12 @@ def lint(
             findings += context.over_budget(directory, here)
     finally:
         repos.close()
-    return _finish(findings, levels, paths, here)
+    return _finish(findings, levels, paths, here, ignored)
 
 
-def _given(files: Sequence[PathLike], here: Path, stopped: list[Path], repos: _Repos) -> list[Path]:
+def _given(
+    files: Sequence[PathLike], here: Path, stopped: list[Path], repos: _Repos, ignored: list[Path]
+) -> list[Path]:
     """The files given; a symlinked rules directory (git, and so pre-commit, sees a file)
     stands for the instruction files in it, and a directory (`ctxasm lint .`) for every
     instruction file under it, found as whole-repository lint finds them."""
@@ -299,7 +319,7 @@ def _given(files: Sequence[PathLike], here: Path, stopped: list[Path], repos: _R
         if path.is_symlink() and path.is_dir() and _holds_instruction_files(path.as_posix()):
             paths += _walk(path, Path(path.anchor), stopped, RULES_MAX_FILES)
         elif path.is_dir() and not path.is_symlink() and not is_instruction_file(path.name):
-            paths += _discover_files(path, repos.of(path), stopped)
+            paths += _discover_files(path, repos.of(path), stopped, ignored)
         else:
             paths.append(path)
     return list(dict.fromkeys(paths))
@@ -327,9 +347,11 @@ def _finish(
     levels: Mapping[str, Severity | None],
     paths: Sequence[Path],
     here: Path,
+    ignored: Sequence[Path] = (),
 ) -> LintResult:
     kept = sorted(set(_leveled(findings, levels)), key=_position)
-    return LintResult(tuple(kept), tuple(_shown(p, here) for p in paths))
+    shown_ignored = tuple(sorted(_shown(p, here) for p in ignored))
+    return LintResult(tuple(kept), tuple(_shown(p, here) for p in paths), shown_ignored)
 
 
 def _leveled(findings: Iterable[Finding], levels: Mapping[str, Severity | None]) -> list[Finding]:

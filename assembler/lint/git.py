@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import select
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,6 +115,16 @@ class GitRepo:
         """`git ls-files` (with untracked, not ignored files when asked); [] when git fails."""
         extra = ("--others", "--exclude-standard") if untracked else ()
         result = self._git("ls-files", "-z", "--cached", *extra)
+        if result is None or result.returncode != 0:
+            return []
+        return [n for n in result.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
+
+    def ignored(self, pathspecs: Sequence[str]) -> list[str]:
+        """Ignored files matching `pathspecs` (git's `:(glob)` magic), as `ls-files` lists
+        them; [] when git fails."""
+        result = self._git(
+            "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *pathspecs
+        )
         if result is None or result.returncode != 0:
             return []
         return [n for n in result.stdout.decode("utf-8", "surrogateescape").split("\0") if n]

@@ -40,8 +40,9 @@ def _level(finding: Finding) -> str:
     return (finding.severity or codes.lookup(finding.code).lint or Severity.INFO).value
 
 
-def summary(findings: Sequence[Finding], files: int) -> str:
-    """The last line of the text output: how many findings of each severity, in how many files."""
+def summary(findings: Sequence[Finding], files: int, ignored: Sequence[str] = ()) -> str:
+    """The last line of the text output: how many findings of each severity, in how many files,
+    and which of those git ignores (an agent reads them all the same)."""
     counts = dict.fromkeys(Severity, 0)
     for f in findings:
         counts[f.severity or Severity.INFO] += 1
@@ -51,7 +52,11 @@ def summary(findings: Sequence[Finding], files: int) -> str:
         if (n := counts[level])
     ]
     said = ", ".join(parts) if parts else "no findings"
-    return f"{said} in {files} file{'s' if files != 1 else ''} checked"
+    line = f"{said} in {files} file{'s' if files != 1 else ''} checked"
+    if ignored:
+        names = ", ".join(shown(name) for name in ignored)
+        line += f", {len(ignored)} of them git-ignored (an agent reads them anyway): {names}"
+    return line
 
 
 def as_json(findings: Sequence[Finding]) -> str:

@@ -699,3 +699,32 @@ def test_a_directory_argument_lints_that_tree(tmp_path: Path) -> None:
     sub = _cli(tmp_path, "sub")
     assert (sub.returncode, sub.stdout.split(":")[0]) == (0, "sub/CLAUDE.md")
     assert "CTX007" not in whole.stdout + sub.stdout
+
+
+def test_whole_repository_lint_checks_the_ignored_files_an_agent_reads(tmp_path: Path) -> None:
+    """CLAUDE.local.md is git-ignored by design and still loaded; .claude/CLAUDE.local.md,
+    never loaded, escaped CTX401 whenever the usual ignore pattern covered it."""
+    secret = "key: sk-ant-api03-Zx8fQ2mK9vL4pR7tW1yB3nC6dE5gH0jA\n"
+    make(
+        tmp_path,
+        {
+            "repo/.gitignore": "CLAUDE.local.md\nnode_modules/\n",
+            "repo/CLAUDE.md": "shared\n",
+            "repo/CLAUDE.local.md": secret,
+            "repo/.claude/CLAUDE.local.md": "mine\n",
+            "repo/node_modules/pkg/CLAUDE.local.md": secret,
+        },
+    )
+    _git(tmp_path / "repo", "add", "-A")
+    result = lint([], base=tmp_path / "repo", **machine(tmp_path))
+    assert sorted((f.path, f.code) for f in result.findings) == [
+        (".claude/CLAUDE.local.md", "CTX401"),
+        ("CLAUDE.local.md", "CTX501"),
+    ]
+    assert result.ignored == (".claude/CLAUDE.local.md", "CLAUDE.local.md")
+    text = _cli(tmp_path, "--strict")
+    assert (
+        "2 of them git-ignored (an agent reads them anyway): .claude/CLAUDE.local.md, CLAUDE.local.md"
+        in text.stderr
+    )
+    assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)
