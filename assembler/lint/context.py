@@ -53,6 +53,9 @@ def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
             yield match.start(), normal
 
 
+_NAMED_STARTS = 10  # deeper directories CTX207 names (the rest are counted)
+
+
 class ContextChecker:
     """Assembles the context of a directory once per run and checks files against it."""
 
@@ -199,29 +202,29 @@ class ContextChecker:
         positions = Positions(lines)
         out = []
         for token, target in imports:
-            start = next(
-                (
-                    d
-                    for d in deeper
-                    if not is_within(target, str(d))
-                    and me & (loaded := self._loaded(d))
-                    and target not in loaded
-                    and self._real(target) not in loaded
-                ),
-                None,
-            )
-            if start is None:
+            starts = [
+                d
+                for d in deeper
+                if not is_within(target, str(d))
+                and me & (loaded := self._loaded(d))
+                and target not in loaded
+                and self._real(target) not in loaded
+            ]
+            if not starts:
                 continue
             line, col = positions.of(token)
-            shown = start.relative_to(info.load_dir).as_posix()
+            named = [f"{d.relative_to(info.load_dir).as_posix()}/" for d in starts[:_NAMED_STARTS]]
+            more = len(starts) - len(named)
+            where = ", ".join(named) + (f" and {more:,} more" if more else "")
             out.append(
                 Finding(
                     info.shown,
                     line,
                     col,
                     codes.IMPORT_DEEPER_START.code,
-                    f"@{token} is dropped when the agent starts in {shown}/ (it has its own instructions): "
-                    "approve external imports, or import it from that directory's CLAUDE.md too",
+                    f"@{token} is dropped when the agent starts in {where} (each has its own "
+                    "instructions): approve external imports, or import it from those "
+                    "directories' CLAUDE.md too",
                 )
             )
         return out

@@ -270,7 +270,12 @@ def test_ctx105_over_4mib_is_not_read(tmp_path: Path) -> None:
 def test_ctx207_import_dropped_for_a_deeper_start(tmp_path: Path) -> None:
     repo = make(
         tmp_path,
-        {"repo/CLAUDE.md": "@AGENTS.md\n", "repo/AGENTS.md": "agents", "repo/pkg/CLAUDE.md": "pkg"},
+        {
+            "repo/CLAUDE.md": "@AGENTS.md\n",
+            "repo/AGENTS.md": "agents",
+            "repo/pkg/CLAUDE.md": "pkg",
+            "repo/web/app/CLAUDE.md": "web app",
+        },
     )
     _git(repo, "add", "-A")
     found = lint(
@@ -279,11 +284,13 @@ def test_ctx207_import_dropped_for_a_deeper_start(tmp_path: Path) -> None:
     assert [(f.code, f.message) for f in found.findings] == [
         (
             "CTX207",
-            "@AGENTS.md is dropped when the agent starts in pkg/ (it has its own instructions): "
-            "approve external imports, or import it from that directory's CLAUDE.md too",
+            "@AGENTS.md is dropped when the agent starts in pkg/, web/app/ (each has its own "
+            "instructions): approve external imports, or import it from those directories' "
+            "CLAUDE.md too",
         )
     ]
     (repo / "pkg/CLAUDE.md").unlink()
+    (repo / "web/app/CLAUDE.md").unlink()
     _git(repo, "add", "-A")
     assert (
         lint(
