@@ -264,8 +264,12 @@ class Problem:
 
 _DIAGNOSTIC = re.compile(r": (warning|error): ")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_STDERR_LINE = re.compile(r"^.*: (warning|error): .*\[CTX\d{3}\]$")
-_FINDING_LINE = re.compile(r"^.*:\d+:\d+: CTX\d{3} ")
+# A diagnostic, or one of the CLI's own one-line notes (where a snapshot went, a --touch path
+# that does not exist).
+_STDERR_LINE = re.compile(
+    r"^(?:.*: (warning|error): .*\[CTX\d{3}\]|ctxasm: snapshot saved to .*|ctxasm: warning: .*)$"
+)
+_FINDING_LINE = re.compile(r"^.*:\d+:\d+: (?:error|warning|info) CTX\d{3} ")
 
 
 def _last_line(stderr: bytes) -> str:
