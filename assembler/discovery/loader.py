@@ -105,6 +105,16 @@ RUN_TEXT_CHARS = 16 * 1024 * 1024
 RUN_MAX_IMPORTS = 10_000
 
 
+def reached_out(written: str, real: str, root: str, home: str) -> Code | None:
+    """The one rule for content from outside the project: `written` (where the repository
+    names it) is in `root` and `real` (where it is) is not. CTX802 when `real` is in the home
+    directory, else CTX801; None when the repository reached nowhere."""
+    real = os.path.normpath(real)
+    if not within(os.path.normpath(written), root) or within(real, root):
+        return None
+    return codes.OUTSIDE_HOME if within(real, home) else codes.OUTSIDE_PROJECT
+
+
 class Loader:
     """Mutable state of one discovery run (never passed between stages)."""
 
@@ -114,6 +124,7 @@ class Loader:
         "_exclude",
         "_home",
         "_imports_left",
+        "_max_imports",
         "_real_dirs",
         "_resolved",
         "_root",
@@ -136,7 +147,10 @@ class Loader:
         *,
         exclude: Exclude | None = None,
         diagnostics: list[Diagnostic] | None = None,
+        max_imports: int = RUN_MAX_IMPORTS,
     ) -> None:
+        """`max_imports`: how many `@imports` this run follows, found or not (lint gives
+        each linted file its own, smaller budget)."""
         self.ctx = ctx = run.context
         self.policy = policy = run.policy
         self.counter = run.counter
@@ -158,7 +172,7 @@ class Loader:
         self._home, self._cwd = str(ctx.home), str(ctx.cwd)
         self._root = str(ctx.project_root)
         self._text_left = RUN_TEXT_CHARS
-        self._imports_left = RUN_MAX_IMPORTS
+        self._imports_left = self._max_imports = max_imports
 
     def display(self, path: str) -> str:
         """`Context.display`, remembered: a path is shown the same way all run long."""
@@ -205,6 +219,11 @@ class Loader:
         return Resolved(real, real != path, True, st if stat.S_ISREG(mode) else None)
 
     # --- diagnostics ----------------------------------------------------------------------
+
+    @property
+    def imports_left(self) -> int:
+        """How many more `@imports` this run follows (0 or less: none)."""
+        return self._imports_left
 
     def note(self, code: Code, path: str, message: str) -> None:
         diagnostic = code.at(self.display(path), message)
@@ -324,8 +343,8 @@ class Loader:
         parsed = self._readable(path, exists, depth, chain, st)
         if parsed is None:
             return []
-        if from_project and not within(os.path.normpath(resolved), self._root):
-            self._note_outside(path, resolved, "import" if depth else "file", found_in)
+        if from_project:
+            self._note_if_reached_out(path, resolved, "import" if depth else "file", found_in)
         source = self._source(path, layer, reason, parsed, lazy)
         out = [Loaded(source, parsed.globs)]
         imports = self.imports_of(parsed, os.path.dirname(resolved))
@@ -343,16 +362,17 @@ class Loader:
 
     def note_if_outside(self, path: str, what: str) -> None:
         """Report `path` if it is in the project and its real path is not (a workspace file)."""
-        real = self.resolve(path).path
-        if within(os.path.normpath(path), self._root) and not within(real, self._root):
-            self._note_outside(path, real, what)
+        self._note_if_reached_out(path, self.resolve(path).path, what)
 
-    def _note_outside(self, path: str, real: str, what: str, found_in: str | None = None) -> None:
+    def _note_if_reached_out(
+        self, path: str, real: str, what: str, found_in: str | None = None
+    ) -> None:
         """Content the repository reaches outside itself for: loaded, and said so (a rule,
         kept under its real path, with the rules directory it was found in)."""
-        home = within(real, self._home)
-        code = codes.OUTSIDE_HOME if home else codes.OUTSIDE_PROJECT
-        where = "your home directory" if home else "outside the project"
+        code = reached_out(found_in or path, real, self._root, self._home)
+        if code is None:
+            return
+        where = "your home directory" if code is codes.OUTSIDE_HOME else "outside the project"
         through = f" through {self.display(found_in)}" if found_in and path == real else ""
         self.note(
             code,
@@ -366,7 +386,7 @@ class Loader:
         which walks many files' imports in one run, resolves each file's once). No more than
         a run follows are resolved."""
         found = iter_imports(parsed.imports, base_dir, self._home)
-        return list(itertools.islice(found, RUN_MAX_IMPORTS + 1))
+        return list(itertools.islice(found, self._max_imports + 1))
 
     def _admit(
         self, path: str, norm: str, layer: Layer, depth: int, chain: tuple[str, ...]
@@ -491,7 +511,7 @@ class Loader:
                         codes.LOAD_LIMIT,
                         target,
                         f"@{token} in {importer} and the imports after it are not followed: this "
-                        f"run has followed {RUN_MAX_IMPORTS:,} imports already; import fewer files",
+                        f"run has followed {self._max_imports:,} imports already; import fewer files",
                     )
                 return out
             child = Reason(

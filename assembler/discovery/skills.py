@@ -32,8 +32,7 @@ from ..model import SKILLS_TAG, Diagnostic, Layer, Reason, Skill, Source, TokenC
 from ..parsing import frontmatter as fm
 from .context import Context, Run
 from .disk import Disk
-from .loader import text_source
-from .locations import within
+from .loader import reached_out, text_source
 from .reader import ReadStatus, read_text
 from .settings import ClaudeSetup
 
@@ -122,11 +121,11 @@ class _Listing:
         if real in self.seen_files:
             return
         self.seen_files.add(real)
-        root = str(self.ctx.project_root)
-        if within(path, root) and not within(real, root):
-            home = within(real, str(self.ctx.home))
+        reached = reached_out(path, real, str(self.ctx.project_root), str(self.ctx.home))
+        if reached is not None:
+            home = reached is codes.OUTSIDE_HOME
             self.note(
-                codes.OUTSIDE_HOME if home else codes.OUTSIDE_PROJECT,
+                reached,
                 path,
                 f"skill is read from {'your home directory' if home else 'outside the project'}: "
                 f"{self.ctx.display(real)}; the client lists it too: make sure it belongs here",

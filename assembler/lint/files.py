@@ -23,8 +23,8 @@ from ..clients.base import Client, FileKind, FileRole
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk, Observer
-from ..discovery.loader import READ_FAILURES, Loaded, Loader
-from ..discovery.locations import RealDirs, within
+from ..discovery.loader import READ_FAILURES, Loader, reached_out
+from ..discovery.locations import RealDirs
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..display import PATTERN_CHARS
 from ..display import shown as display_form
@@ -499,14 +499,15 @@ class FileChecker:
         context = self.machine.context(info.load_dir)
         if context is None or info.kind is FileKind.OTHER:
             return
-        root, written = str(context.project_root), os.path.normpath(info.path)
+        written = os.path.normpath(info.path)
         real = self.machine.real.of_file(written)
-        if not within(written, root) or within(real, root):
+        code = reached_out(written, real, str(context.project_root), str(self.machine.home))
+        if code is None:
             return
-        home = within(real, str(self.machine.home))
+        where = "in your home directory" if code is codes.OUTSIDE_HOME else "outside the project"
         add(
-            1, 1, codes.OUTSIDE_HOME if home else codes.OUTSIDE_PROJECT,
-            f"links to {display_form(real)}, {'in your home directory' if home else 'outside the project'}: "
+            1, 1, code,
+            f"links to {display_form(real)}, {where}: "
             "the client loads it into the prompt; copy what belongs here into the repository",
         )  # fmt: skip
 
@@ -523,7 +524,7 @@ class FileChecker:
         home = self.machine.home
         user_file = info.path.is_relative_to(home / ".claude")
         include_external = user_file or info.kind is FileKind.OTHER
-        real = os.path.realpath(info.path)
+        real = self.machine.real.of_file(os.path.normpath(info.path))
         run = Run(context, self.policy, estimate_tokens, Disk(self._reads))
         loader = _WalkLoader(run, self._resolved, IMPORT_WALK_BUDGET)
         loader.processed.update({os.path.normpath(info.path), os.path.normpath(real)})
@@ -532,7 +533,7 @@ class FileChecker:
         positions = Positions(lines)
         for token, target in iter_imports(parsed.imports, os.path.dirname(real), str(home)):
             line, col = positions.of(token)
-            if loader.left <= 0:
+            if loader.imports_left <= 0:
                 add(
                     line, col, codes.FINDINGS_CAPPED,
                     f"lint stops following imports after {IMPORT_WALK_BUDGET:,} from one file: "
@@ -562,10 +563,11 @@ IMPORT_WALK_BUDGET = 2_000
 
 
 class _WalkLoader(Loader):
-    """The discovery `Loader`, following at most `left` imports, resolving each file's
-    imports once per lint run (`resolved` is shared by every file lint walks from)."""
+    """The discovery `Loader`, following at most `budget` imports (its own import cap),
+    resolving each file's imports once per lint run (`resolved` is shared by every file lint
+    walks from)."""
 
-    __slots__ = ("_memo", "left")
+    __slots__ = ("_memo",)
 
     def __init__(
         self,
@@ -573,9 +575,8 @@ class _WalkLoader(Loader):
         resolved: dict[tuple[str, tuple[str, ...]], Sequence[tuple[str, str]]],
         budget: int,
     ) -> None:
-        super().__init__(run)
+        super().__init__(run, max_imports=budget)
         self._memo = resolved
-        self.left = budget
 
     def imports_of(self, parsed: Parsed, base_dir: str) -> Sequence[tuple[str, str]]:
         key = (base_dir, parsed.imports)
@@ -583,24 +584,6 @@ class _WalkLoader(Loader):
         if found is None:
             found = self._memo[key] = super().imports_of(parsed, base_dir)
         return found
-
-    def load_imports(
-        self,
-        importer: str,
-        imports: Sequence[tuple[str, str]],
-        layer: Layer,
-        include_external: bool,
-        depth: int,
-        chain: tuple[str, ...],
-        lazy: bool = False,
-        *,
-        found_in: str | None = None,
-    ) -> list[Loaded]:
-        imports = imports[: max(self.left, 0)]
-        self.left -= len(imports)
-        return super().load_imports(
-            importer, imports, layer, include_external, depth, chain, lazy, found_in=found_in
-        )
 
 
 class Positions:
