@@ -1,273 +1,405 @@
-"""Just enough of a CommonMark block lexer to do what Claude Code does with `marked`.
+"""`marked`'s block lexer (version 17, `gfm: false`), ported rule for rule.
 
-Claude Code lexes every instruction file with `marked` (`gfm: false`) for two things: removing
-block-level HTML comments (only top-level `html` tokens that open with `<!--` and are closed),
-and finding `@imports` outside code (fenced or indented blocks, code spans) and outside
-non-comment HTML. A full Markdown parser would cost more import time than the whole of
-`ctxasm lint` may take, and none reproduces `marked`'s token boundaries anyway, so this module
-recognises the block structure those two uses depend on: blank lines, fenced and indented
-code, the seven CommonMark HTML block kinds, block quotes, lists (recursively), and paragraphs.
+Claude Code lexes instruction files with `marked` to strip block-level HTML comments and to
+find `@imports` outside code. What it keeps depends on `marked`'s token boundaries, which no
+CommonMark parser reproduces, so this module is a port: the regular expressions are
+`marked`'s own sources (`Lexer.rules.block.normal`), converted by `jsre.compile`, and the
+procedures (`blockquote`, `list`, the lexer loop that merges paragraphs) follow `marked`'s
+`Tokenizer` and `Lexer` line by line. Inline tokens come from `inline` when an import scan
+needs them. `tests/data/markdown-corpus.jsonl` checks the port against `marked` itself
+(docs/markdown.md).
 
-`markdown` imports it only when its fast paths cannot decide a text: most instruction files
-never need it, and its patterns are not compiled at start-up.
+Two limits keep hostile files bounded: quotes and lists nested deeper than `MAX_DEPTH` are
+not lexed further (their text stays one token), and no token is ever re-lexed past that.
+
+`markdown` imports this module only when its fast paths cannot decide a text.
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
-_FENCE = re.compile(r"(`{3,}|~{3,})(.*)$")
-_LIST_MARKER = re.compile(r"([-+*]|\d{1,9}[.)])([ \t]+|$)")
-_THEMATIC = re.compile(r"(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
-_QUOTE_PREFIX = re.compile(r"^ {0,3}> ?")
-_BLOCK_TAGS = frozenset(
-    "address article aside base basefont blockquote body caption center col colgroup dd "
-    "details dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 "
-    "h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol "
-    "optgroup option p param search section summary table tbody td tfoot th thead title tr "
-    "track ul".split()
+from .jsre import DOT, JS_SPACE, compile_js, js_trim, js_trim_end, js_trim_start
+
+MAX_DEPTH = 64
+
+_TAGS = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|"
+    "details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|"
+    "h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|meta|nav|noframes|"
+    "ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|"
+    "tr|track|ul"
 )
-_HTML_1 = re.compile(r"<(script|pre|style|textarea)(?:\s|>|$)", re.IGNORECASE)
-_HTML_6 = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)(?:\s|/?>|$)")
-_HTML_7 = re.compile(
-    r"(?:<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*\s*/?>"
-    r"|</[A-Za-z][A-Za-z0-9-]*\s*>)\s*$"
+# What ends a paragraph (and a quote's lazy line): `marked`'s `paragraph` lookahead.
+_INTERRUPT = (
+    r"(?! {0,3}((?:-[\t ]*){3,}|(?:_[ \t]*){3,}|(?:\*[ \t]*){3,})(?:\n+|$)"
+    r"| {0,3}#{1,6}(?:\s|$)| {0,3}>| {0,3}(?:`{3,}(?=[^`\n]*\n)|~{3,})[^\n]*\n"
+    r"| {0,3}(?:[*+-]|1[.)])[ \t]"
+    rf"|<\/?(?:{_TAGS})(?: +|\n|\/?>)|<(?:script|pre|style|textarea|!--)| +\n)"
 )
+_NEWLINE = compile_js(r"^(?:[ \t]*(?:\n|$))+")
+_CODE = compile_js(r"^((?: {4}| {0,3}\t)[^\n]+(?:\n(?:[ \t]*(?:\n|$))*)?)+")
+_FENCES = compile_js(
+    r"^ {0,3}(`{3,}(?=[^`\n]*(?:\n|$))|~{3,})([^\n]*)(?:\n|$)(?:|([\s\S]*?)(?:\n|$))"
+    r"(?: {0,3}\1[~`]* *(?=\n|$)|$)"
+)
+_HEADING = compile_js(r"^ {0,3}(#{1,6})(?=\s|$)(.*)(?:\n+|$)")
+_HR = compile_js(r"^ {0,3}((?:-[\t ]*){3,}|(?:_[ \t]*){3,}|(?:\*[ \t]*){3,})(?:\n+|$)")
+_BLOCKQUOTE = compile_js(rf"^( {{0,3}}> ?(([^\n]+(?:\n{_INTERRUPT}[^\n]+)*)|[^\n]*)(?:\n|$))+")
+_LIST = compile_js(r"^( {0,3}(?:[*+-]|\d{1,9}[.)]))([ \t][^\n]+?)?(?:\n|$)")
+_HTML = compile_js(
+    r"^ {0,3}(?:<(script|pre|style|textarea)[\s>][\s\S]*?(?:<\/\1>[^\n]*\n+|$)"
+    r"|<!--(?:-?>|[\s\S]*?(?:-->|$))[^\n]*(\n+|$)|<\?[\s\S]*?(?:\?>\n*|$)"
+    r"|<![A-Z][\s\S]*?(?:>\n*|$)|<!\[CDATA\[[\s\S]*?(?:\]\]>\n*|$)"
+    rf"|<\/?({_TAGS})(?: +|\n|\/?>)[\s\S]*?(?:(?:\n[ \t]*)+\n|$)"
+    r"|<(?!script|pre|style|textarea)([a-z][\w-]*)(?: +[a-zA-Z:_][\w.:-]*"
+    r"""(?: *= *"[^"\n]*"| *= *'[^'\n]*'| *= *[^\s"'=<>`]+)?)*? *\/?>(?=[ \t]*(?:\n|$))"""
+    r"[\s\S]*?(?:(?:\n[ \t]*)+\n|$)"
+    r"|<\/(?!script|pre|style|textarea)[a-z][\w-]*\s*>(?=[ \t]*(?:\n|$))[\s\S]*?"
+    r"(?:(?:\n[ \t]*)+\n|$))",
+    ignore_case=True,
+)
+_DEF = compile_js(
+    r"^ {0,3}\[((?!\s*\])(?:\\[\s\S]|[^\[\]\\])+)\]: *(?:\n[ \t]*)?([^<\s][^\s]*|<.*?>)"
+    r"""(?:(?: +(?:\n[ \t]*)?| *\n[ \t]*)((?:"(?:\\"?|[^"\\])*"|'[^'\n]*(?:\n[^'\n]+)*\n?'"""
+    r"|\([^()]*\))))? *(?:\n+|$)"
+)
+_LHEADING_NOT = (
+    r"(?! {0,3}(?:[*+-]|\d{1,9}[.)]) |(?: {4}| {0,3}\t)| {0,3}(?:`{3,}|~{3,})| {0,3}>"
+    r"| {0,3}#{1,6}| {0,3}<[^\n>]+>\n)"
+)
+_LHEADING = compile_js(
+    rf"^{_LHEADING_NOT}((?:.|\n(?!\s*?\n{_LHEADING_NOT[3:]})+?)\n {{0,3}}(=+|-+) *(?:\n+|$)"
+)
+_PARAGRAPH = compile_js(rf"^([^\n]+(?:\n{_INTERRUPT}[^\n]+)*)")
+_TEXT = compile_js(r"^[^\n]+")
+
+_CODE_INDENT = compile_js(r"^(?: {1,4}| {0,3}\t)", multiline=True)
+_QUOTE_START = compile_js(r"^ {0,3}>")
+_QUOTE_SETEXT = compile_js(r"\n {0,3}((?:=+|-+) *)(?=\n|$)")
+_QUOTE_MARKER = compile_js(r"^ {0,3}>[ \t]?", multiline=True)
+_NON_SPACE = re.compile(r"[^ ]")
+_BLANK_LINE = compile_js(r"^[ \t]*$")
+_DOUBLE_BLANK = compile_js(r"\n[ \t]*\n[ \t]*$")
+_ANY_LINE = compile_js(r"\n.*\n")
+_SPACES = re.compile(f"[{JS_SPACE}]+")
 
 
-class Block(NamedTuple):
-    """A top-level block: its kind, its exact source text, and (lists, quotes) inner texts."""
+class Token:
+    """A token as `marked` builds it (mutable while lexing, like `marked`'s objects).
 
-    kind: str  # "blank" | "code" | "html" | "text" | "list" | "quote"
-    raw: str
-    inner: tuple[str, ...] = ()
+    `kind` is `marked`'s `type`; `text` is what `marked` puts in `text` (for paragraphs,
+    headings and text, the source of their inline tokens); `tokens` holds the block tokens
+    of a quote or list item, `items` a list's items.
+    """
+
+    __slots__ = ("items", "kind", "raw", "text", "tokens")
+
+    def __init__(self, kind: str, raw: str, text: str = "") -> None:
+        self.kind = kind
+        self.raw = raw
+        self.text = text
+        self.tokens: list[Token] = []
+        self.items: list[Token] = []
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind!r}, {self.raw!r})"
 
     @property
     def is_closed_comment(self) -> bool:
-        trimmed = self.raw.lstrip()
+        """An `html` token that Claude Code treats as a comment (`<!--` first, `-->` in it)."""
+        trimmed = js_trim_start(self.raw)
         return self.kind == "html" and trimmed.startswith("<!--") and "-->" in trimmed
 
 
-def _indent(line: str) -> int:
-    stripped = line.lstrip(" ")
-    if not stripped.startswith("\t"):
-        return len(line) - len(stripped)
-    width = 0
-    for ch in line:
-        if ch == " ":
-            width += 1
-        elif ch == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
+class Lexed:
+    """One document's block tokens and its link definitions (`marked`'s `tokens.links`)."""
 
+    def __init__(self, text: str) -> None:
+        self.links: dict[str, bool] = {}
+        self.top = True
+        self.tokens = self.block_tokens(re.sub(r"\r\n|\r", "\n", text), [], False, 0)
 
-def _blank(line: str) -> bool:
-    return not line or line.isspace()
-
-
-def _dedent(line: str, columns: int) -> str:
-    """Remove up to `columns` columns of leading whitespace (tabs expand to 4)."""
-    width = 0
-    i = 0
-    while i < len(line) and width < columns and line[i] in " \t":
-        width += 1 if line[i] == " " else 4 - width % 4
-        i += 1
-    return line[i:]
-
-
-def _html_start(body: str, in_paragraph: bool) -> int:
-    """The CommonMark HTML block kind (1-7) that `body` opens, or 0."""
-    if not body.startswith("<"):
-        return 0
-    if _HTML_1.match(body):
-        return 1
-    if body.startswith("<!--"):
-        return 2
-    if body.startswith("<?"):
-        return 3
-    if re.match(r"<![A-Za-z]", body):
-        return 4
-    if body.startswith("<![CDATA["):
-        return 5
-    tag = _HTML_6.match(body)
-    if tag and tag.group(1).lower() in _BLOCK_TAGS:
-        return 6
-    if not in_paragraph and _HTML_7.match(body.rstrip("\n")):
-        return 7
-    return 0
-
-
-_HTML_END = {
-    1: re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE),
-    2: re.compile(r"-->"),
-    3: re.compile(r"\?>"),
-    4: re.compile(r">"),
-    5: re.compile(r"\]\]>"),
-}
-
-
-_BLOCK_START_CHARS = frozenset("`~#>-*_+<0123456789")
-
-
-def _interrupts_paragraph(line: str) -> bool:
-    body = line.lstrip(" \t")
-    if body[:1] not in _BLOCK_START_CHARS or _indent(line) > 3:
-        return False
-    if _FENCE.match(body) or _HEADING.match(body) or body.startswith(">"):
-        return True
-    if _THEMATIC.match(body.rstrip("\r\n")):
-        return True
-    if _html_start(body, in_paragraph=True):
-        return True
-    marker = _LIST_MARKER.match(body)
-    if marker and body[marker.end() :].strip():
-        return not marker.group(1)[0].isdigit() or marker.group(1)[:-1] == "1"
-    return False
-
-
-def lex(text: str) -> list[Block]:
-    """Top-level blocks; `"".join(b.raw for b in lex(t)) == t` always holds."""
-    lines = text.splitlines(keepends=True)
-    blocks: list[Block] = []
-    i, n = 0, len(lines)
-    while i < n:
-        start = i
-        line = lines[i]
-        if _blank(line):
-            while i < n and _blank(lines[i]):
-                i += 1
-            blocks.append(Block("blank", "".join(lines[start:i])))
-            continue
-        indent = _indent(line)
-        if indent >= 4:
-            i = _end_of_indented_code(lines, i)
-            blocks.append(Block("code", "".join(lines[start:i])))
-            continue
-        body = line.lstrip(" \t")
-        kind, i, inner = _block_at(lines, i, body)
-        blocks.append(Block(kind, "".join(lines[start:i]), inner))
-    return blocks
-
-
-def _end_of_indented_code(lines: list[str], i: int) -> int:
-    end = i + 1
-    j = end
-    while j < len(lines):
-        if _blank(lines[j]):
-            j += 1
-            continue
-        if _indent(lines[j]) >= 4:
-            end = j = j + 1
-            continue
-        break
-    return end
-
-
-def _block_at(lines: list[str], i: int, body: str) -> tuple[str, int, tuple[str, ...]]:
-    n = len(lines)
-    fence = _FENCE.match(body.rstrip("\r\n"))
-    if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-        marker = fence.group(1)
-        closing = re.compile(rf" {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
-        j = i + 1
-        while j < n and not closing.match(lines[j].rstrip("\r\n")):
-            j += 1
-        return "code", min(j + 1, n), ()
-    html = _html_start(body, in_paragraph=False)
-    if html:
-        return "html", _end_of_html(lines, i, html), ()
-    if body.startswith(">"):
-        j = i + 1
-        while j < n and not _blank(lines[j]):
-            if not _QUOTE_PREFIX.match(lines[j]) and _interrupts_paragraph(lines[j]):
-                break
-            j += 1
-        inner = "".join(_QUOTE_PREFIX.sub("", ln, count=1) for ln in lines[i:j])
-        return "quote", j, (inner,)
-    if _HEADING.match(body) or _THEMATIC.match(body.rstrip("\r\n")):
-        return "text", i + 1, ()
-    if _LIST_MARKER.match(body):
-        return _list_at(lines, i)
-    j = i + 1
-    while j < n and not _blank(lines[j]) and not _interrupts_paragraph(lines[j]):
-        j += 1
-    return "text", j, ()
-
-
-def _end_of_html(lines: list[str], i: int, kind: int) -> int:
-    n = len(lines)
-    if kind in _HTML_END:
-        end = _HTML_END[kind]
-        j = i
-        first = lines[i].lstrip(" \t")
-        # The end condition may be met on the opening line itself (after the opener).
-        offset = 4 if kind == 2 else 2
-        if not end.search(first, offset):
-            j = i + 1
-            while j < n and not end.search(lines[j]):
-                j += 1
-        j = min(j + 1, n)
-        # `marked` swallows the blank lines after a comment/processing block into its token.
-        while j < n and _blank(lines[j]):
-            j += 1
-        return j
-    j = i + 1
-    while j < n and not _blank(lines[j]):
-        j += 1
-    return j
-
-
-def _list_item(line: str, width: int) -> tuple[int, str] | None:
-    """(content offset, first-line content) if `line` opens a list item at this level."""
-    first = line.lstrip(" \t")[:1]
-    if not (first in "-+*" or first.isdigit()) or not first:
-        return None
-    ind = _indent(line)
-    if ind > 3 and ind >= width:
-        return None
-    body = line.lstrip(" \t")
-    m = _LIST_MARKER.match(body)
-    if m is None or _THEMATIC.match(body.rstrip("\r\n")):
-        return None
-    gap = m.group(2).expandtabs(4)
-    rest = body[m.end() :]
-    if not rest.strip():
-        return ind + len(m.group(1)) + 1, "\n"
-    if len(gap) > 4:  # an indented code block starts the item
-        return ind + len(m.group(1)) + 1, gap[1:] + rest
-    return ind + len(m.group(1)) + len(gap), rest
-
-
-def _list_at(lines: list[str], i: int) -> tuple[str, int, tuple[str, ...]]:
-    n = len(lines)
-    items: list[list[str]] = []
-    width = 0
-    j = i
-    while j < n:
-        line = lines[j]
-        if _blank(line):
-            k = j
-            while k < n and _blank(lines[k]):
-                k += 1
-            if k < n and (_indent(lines[k]) >= width or _list_item(lines[k], width)):
-                items[-1].extend(lines[j:k])
-                j = k
+    def block_tokens(self, src: str, tokens: list[Token], clipped: bool, depth: int) -> list[Token]:
+        """`Lexer.blockTokens`: `src` cut into block tokens appended to `tokens`."""
+        pos, end = 0, len(src)
+        if depth > MAX_DEPTH:
+            if src:
+                tokens.append(Token("text", src, src))
+            self.top = True
+            return tokens
+        while pos < end:
+            if match := _NEWLINE.match(src, pos):
+                raw = match.group()
+                if raw:
+                    pos = match.end()
+                    if len(raw) == 1 and tokens:
+                        tokens[-1].raw += "\n"
+                    else:
+                        tokens.append(Token("space", raw))
+                    continue
+            if match := _CODE.match(src, pos):
+                pos = match.end()
+                raw = match.group()
+                last = tokens[-1] if tokens else None
+                if last is not None and last.kind in ("paragraph", "text"):
+                    last.raw += ("" if last.raw.endswith("\n") else "\n") + raw
+                    last.text += "\n" + _CODE_INDENT.sub("", raw).rstrip("\n")
+                else:
+                    tokens.append(Token("code", raw))
                 continue
+            token = (
+                _simple("code", _FENCES, src, pos)
+                or self._heading(src, pos)
+                or _hr(src, pos)
+                or self._blockquote(src, pos, depth)
+                or self._list(src, pos, depth)
+                or _simple("html", _HTML, src, pos)
+            )
+            if token is not None:
+                pos += len(token.raw)
+                tokens.append(token)
+                continue
+            if match := _DEF.match(src, pos):
+                pos = match.end()
+                raw = match.group()
+                last = tokens[-1] if tokens else None
+                if last is not None and last.kind in ("paragraph", "text"):
+                    last.raw += ("" if last.raw.endswith("\n") else "\n") + raw
+                    last.text += "\n" + raw
+                else:
+                    tag = _SPACES.sub(" ", match.group(1).lower())
+                    if tag not in self.links:
+                        self.links[tag] = True
+                        tokens.append(Token("def", raw))
+                continue
+            if match := _LHEADING.match(src, pos):
+                pos = match.end()
+                tokens.append(Token("heading", match.group(), js_trim(match.group(1))))
+                continue
+            if self.top and (match := _PARAGRAPH.match(src, pos)):
+                raw = match.group()
+                text = raw[:-1] if raw.endswith("\n") else raw
+                last = tokens[-1] if tokens else None
+                if clipped and last is not None and last.kind == "paragraph":
+                    last.raw += ("" if last.raw.endswith("\n") else "\n") + raw
+                    last.text += "\n" + text
+                else:
+                    tokens.append(Token("paragraph", raw, text))
+                clipped = False
+                pos = match.end()
+                continue
+            match = _TEXT.match(src, pos)
+            raw = match.group() if match else src[pos]  # `marked` throws; nothing reaches it
+            pos += len(raw)
+            last = tokens[-1] if tokens else None
+            if last is not None and last.kind == "text":
+                last.raw += ("" if last.raw.endswith("\n") else "\n") + raw
+                last.text += "\n" + raw
+            else:
+                tokens.append(Token("text", raw, raw))
+        self.top = True
+        return tokens
+
+    def _heading(self, src: str, pos: int) -> Token | None:
+        match = _HEADING.match(src, pos)
+        if match is None:
+            return None
+        text = js_trim(match.group(2))
+        if text.endswith("#"):
+            cut = text.rstrip("#")
+            if not cut or cut.endswith(" "):
+                text = js_trim(cut)
+        return Token("heading", match.group(), text)
+
+    def _blockquote(self, src: str, pos: int, depth: int) -> Token | None:
+        match = _BLOCKQUOTE.match(src, pos)
+        return None if match is None else self.blockquote(match.group(), depth)
+
+    def blockquote(self, matched: str, depth: int) -> Token:
+        """`Tokenizer.blockquote` on the text its rule matched."""
+        lines = matched.rstrip("\n").split("\n")
+        raw = text = ""
+        tokens: list[Token] = []
+        while lines:
+            inside = False
+            current: list[str] = []
+            i = 0
+            while i < len(lines):
+                if _QUOTE_START.match(lines[i]):
+                    current.append(lines[i])
+                    inside = True
+                elif not inside:
+                    current.append(lines[i])
+                else:
+                    break
+                i += 1
+            lines = lines[i:]
+            current_raw = "\n".join(current)
+            current_text = _QUOTE_MARKER.sub("", _QUOTE_SETEXT.sub(r"\n    \1", current_raw))
+            raw = f"{raw}\n{current_raw}" if raw else current_raw
+            text = f"{text}\n{current_text}" if text else current_text
+            top = self.top
+            self.top = True
+            self.block_tokens(current_text, tokens, True, depth + 1)
+            self.top = top
+            if not lines:
+                break
+            last = tokens[-1] if tokens else None
+            if last is None:
+                continue
+            if last.kind == "code":
+                break
+            if last.kind == "blockquote":
+                again = self.blockquote(last.raw + "\n" + "\n".join(lines), depth + 1)
+                tokens[-1] = again
+                raw = raw[: len(raw) - len(last.raw)] + again.raw
+                text = text[: len(text) - len(last.text)] + again.text
+                break
+            if last.kind == "list":
+                joined = last.raw + "\n" + "\n".join(lines)
+                relisted = self.list_at(joined, 0, depth + 1)
+                if relisted is None:  # `marked` would fail here; cannot happen
+                    break
+                tokens[-1] = relisted
+                raw = raw[: len(raw) - len(last.raw)] + relisted.raw
+                text = text[: len(text) - len(last.raw)] + relisted.raw
+                lines = joined[len(relisted.raw) :].split("\n")
+        token = Token("blockquote", raw, text)
+        token.tokens = tokens
+        return token
+
+    def _list(self, src: str, pos: int, depth: int) -> Token | None:
+        return self.list_at(src, pos, depth)
+
+    def list_at(self, src: str, pos: int, depth: int) -> Token | None:
+        """`Tokenizer.list`: the list at `pos` in `src`, its items lexed."""
+        cap = _LIST.match(src, pos)
+        if cap is None:
+            return None
+        bullet = js_trim(cap.group(1))
+        ordered = len(bullet) > 1
+        marker = rf"\d{{1,9}}\{bullet[-1]}" if ordered else "\\" + bullet
+        item_re = re.compile(rf"( {{0,3}}{marker})((?:[\t ][^\n]*)?(?:\n|\Z))")
+        token = Token("list", "")
+        loose = ends_with_blank = False
+        while pos < len(src):
+            item = item_re.match(src, pos)
+            if item is None or _HR.match(src, pos):
+                break
+            raw = item.group()
+            pos = item.end()
+            line = _expand_tabs(item.group(2).split("\n", 1)[0], len(item.group(1)))
+            next_line = _line_at(src, pos)
+            blank = not js_trim(line)
+            contents = ""
+            if blank:
+                indent = len(item.group(1)) + 1
+            else:
+                indent = _NON_SPACE.search(line).start()  # type: ignore[union-attr]
+                indent = 1 if indent > 4 else indent
+                contents = line[indent:]
+                indent += len(item.group(1))
+            if blank and _BLANK_LINE.match(next_line):
+                raw += next_line + "\n"
+                pos += len(next_line) + 1
+            else:
+                added, contents, pos = _item_lines(src, pos, indent, line, blank, contents)
+                raw += added
+            if not loose:
+                if ends_with_blank:
+                    loose = True
+                elif _DOUBLE_BLANK.search(raw):
+                    ends_with_blank = True
+            entry = Token("list_item", raw, contents)
+            token.items.append(entry)
+            token.raw += raw
+        if not token.items:
+            return None
+        last = token.items[-1]
+        last.raw = js_trim_end(last.raw)
+        last.text = js_trim_end(last.text)
+        token.raw = js_trim_end(token.raw)
+        for entry in token.items:
+            self.top = False
+            entry.tokens = self.block_tokens(entry.text, [], False, depth + 1)
+            if not loose:
+                loose = any(
+                    t.kind == "space" and _ANY_LINE.search(t.raw) is not None for t in entry.tokens
+                )
+        if loose:
+            for entry in token.items:
+                for t in entry.tokens:
+                    if t.kind == "text":
+                        t.kind = "paragraph"
+        return token
+
+
+def _item_lines(
+    src: str, pos: int, indent: int, line: str, blank: bool, contents: str
+) -> tuple[str, str, int]:
+    """The lines after a list item's first: (raw taken, item contents, position after)."""
+    n = min(3, indent - 1)
+    next_bullet = re.compile(rf" {{0,{n}}}(?:[*+-]|\d{{1,9}}[.)])(?:[ \t]|\Z)", re.ASCII)
+    hr = re.compile(rf" {{0,{n}}}(?:(?:- *){{3,}}|(?:_ *){{3,}}|(?:\* *){{3,}})\Z")
+    fence = re.compile(rf" {{0,{n}}}(?:```|~~~)")
+    heading = re.compile(rf" {{0,{n}}}#")
+    html = re.compile(rf" {{0,{n}}}<(?:[a-z]{DOT}*>|!--)", re.ASCII | re.IGNORECASE)
+    quote = re.compile(rf" {{0,{n}}}>")
+    raw = ""
+    while pos < len(src):
+        next_line = _line_at(src, pos)
+        untabbed = next_line.replace("\t", "    ")
+        if any(r.match(next_line) for r in (fence, heading, html, quote, next_bullet, hr)):
             break
-        item = _list_item(line, width) if (not items or _indent(line) < width) else None
-        if item is not None:
-            width, first = item
-            items.append([first])
-            j += 1
-            continue
-        lazy = not _blank(lines[j - 1]) and not _interrupts_paragraph(line)
-        if _indent(line) >= width or lazy:
-            items[-1].append(_dedent(line, width))
-            j += 1
-            continue
-        break
-    return "list", j, tuple("".join(item) for item in items)
+        first = _NON_SPACE.search(untabbed)
+        if (first is not None and first.start() >= indent) or not js_trim(next_line):
+            contents += "\n" + untabbed[indent:]
+        else:
+            if blank:
+                break
+            first = _NON_SPACE.search(line.replace("\t", "    "))
+            if first is not None and first.start() >= 4:
+                break
+            if fence.match(line) or heading.match(line) or hr.match(line):
+                break
+            contents += "\n" + next_line
+        blank = not js_trim(next_line)
+        raw += next_line + "\n"
+        pos += len(next_line) + 1
+        line = untabbed[indent:]
+    return raw, contents, pos
+
+
+def _line_at(src: str, pos: int) -> str:
+    end = src.find("\n", pos)
+    return src[pos:] if end == -1 else src[pos:end]
+
+
+def _expand_tabs(text: str, column: int) -> str:
+    """`marked`'s tab expansion of a list item's first line, from `column`."""
+    out = []
+    for ch in text:
+        if ch == "\t":
+            width = 4 - column % 4
+            out.append(" " * width)
+            column += width
+        else:
+            out.append(ch)
+            column += 1
+    return "".join(out)
+
+
+def _hr(src: str, pos: int) -> Token | None:
+    match = _HR.match(src, pos)
+    return None if match is None else Token("hr", match.group().rstrip("\n"))
+
+
+def _simple(kind: str, rule: re.Pattern[str], src: str, pos: int) -> Token | None:
+    match = rule.match(src, pos)
+    return None if match is None else Token(kind, match.group())
+
+
+def lex(text: str) -> list[Token]:
+    """The top-level block tokens of `text` (line endings made LF first, as `marked` does)."""
+    return Lexed(text).tokens

@@ -1,0 +1,274 @@
+"""`marked`'s inline lexer (version 17, `gfm: false`), ported for the import scan.
+
+Claude Code looks for `@imports` in the `text` tokens of `marked`'s token tree, so where a
+text token starts decides whether `@` starts one: `**b**@x.md` imports `x.md` (the text
+token after the `strong` starts with `@`), `a@x.md` does not. The rules are `marked`'s
+sources (`Lexer.rules.inline.normal`, through `jsre.compile_js`) and the procedures follow
+`Lexer.inlineTokens` and the `Tokenizer`'s `emStrong`, `link` and `reflink`. Only what the
+scan reads is kept: each token's kind, its text, and its children.
+
+Limits: emphasis and links nested deeper than `MAX_DEPTH` stay text, and a text over
+`MAX_CHARS` is not lexed at all (it stays one text token): `marked`'s emphasis matching is
+quadratic in the number of delimiters, which no real paragraph comes near.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from .jsre import compile_js, js_trim
+from .unipunct import PUNCTUATION
+
+MAX_DEPTH = 32
+MAX_CHARS = 64 * 1024
+
+
+def _rule(source: str, *, search: bool = False) -> re.Pattern[str]:
+    return compile_js(source, search=search, punctuation=PUNCTUATION)
+
+
+_ESCAPE = _rule(r"""^\\([!"#$%&'()*+,\-./:;<=>?@\[\]\\^_`{|}~])""")
+_TAG = _rule(
+    r"^<!--(?:-?>|[\s\S]*?-->)|^<\/[a-zA-Z][\w:-]*\s*>|^<[a-zA-Z][\w-]*(?:\s+[a-zA-Z:_][\w.:-]*"
+    r"""(?:\s*=\s*"[^"]*"|\s*=\s*'[^']*'|\s*=\s*[^\s"'=<>`]+)?)*?\s*\/?>|^<\?[\s\S]*?\?>"""
+    r"|^<![a-zA-Z]+\s[\s\S]*?>|^<!\[CDATA\[[\s\S]*?\]\]>"
+)
+_LABEL = r"((?:\[(?:\\[\s\S]|[^\[\]\\])*\]|\\[\s\S]|`+(?!`)[^`]*?`+(?!`)|``+(?=\])|[^\[\]\\`])*?)"
+_LINK = _rule(
+    rf"^!?\[{_LABEL}\]\(\s*(<(?:\\.|[^\n<>\\])+>|[^ \t\n\x00-\x1f]*)"
+    r"""(?:(?:[ \t]+(?:\n[ \t]*)?|\n[ \t]*)("(?:\\"?|[^"\\])*"|'(?:\\'?|[^'\\])*'"""
+    r"|\((?:\\\)?|[^)\\])*\)))?\s*\)"
+)
+_REF = r"((?!\s*\])(?:\\[\s\S]|[^\[\]\\])+)"
+_NOLINK = _rule(rf"^!?\[{_REF}\](?:\[\])?")
+_REFLINK = _rule(rf"^!?\[{_LABEL}\]\[{_REF}\]")
+_REFLINK_SEARCH = _rule(rf"!?\[{_LABEL}\]\[{_REF}\]|!?\[{_REF}\](?:\[\])?(?!\()", search=True)
+_CODE = _rule(r"^(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)")
+_BR = _rule(r"^( {2,}|\\)\n(?!\s*$)")
+_AUTOLINK = _rule(
+    r"^<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s\x00-\x1f<>]*|[a-zA-Z0-9.!#$%&'*+/=?_`{|}~-]+(@)"
+    r"[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}"
+    r"[a-zA-Z0-9])?)+(?![-_]))>"
+)
+_TEXT = _rule(r"^(`+|[^`])(?:(?= {2,}\n)|[\s\S]*?(?:(?=[\\<!\[`*_]|\b_|$)|[^ ](?= {2,}\n)))")
+_EM_LEFT = _rule(r"^(?:\*+(?:((?!\*)[\p{P}\p{S}])|([^\s*]))?)|^_+(?:((?!_)[\p{P}\p{S}])|([^\s_]))?")
+_EM_RIGHT_AST = _rule(
+    r"^[^_*]*?__[^_*]*?\*[^_*]*?(?=__)|[^*]+(?=[^*])|(?!\*)[\p{P}\p{S}](\*+)(?=[\s]|$)"
+    r"|[^\s\p{P}\p{S}](\*+)(?!\*)(?=[\s\p{P}\p{S}]|$)|(?!\*)[\s\p{P}\p{S}](\*+)(?=[^\s\p{P}\p{S}])"
+    r"|[\s](\*+)(?!\*)(?=[\p{P}\p{S}])|(?!\*)[\p{P}\p{S}](\*+)(?!\*)(?=[\p{P}\p{S}])"
+    r"|[^\s\p{P}\p{S}](\*+)(?=[^\s\p{P}\p{S}])",
+    search=True,
+)
+_EM_RIGHT_UND = _rule(
+    r"^[^_*]*?\*\*[^_*]*?_[^_*]*?(?=\*\*)|[^_]+(?=[^_])|(?!_)[\p{P}\p{S}](_+)(?=[\s]|$)"
+    r"|[^\s\p{P}\p{S}](_+)(?!_)(?=[\s\p{P}\p{S}]|$)|(?!_)[\s\p{P}\p{S}](_+)(?=[^\s\p{P}\p{S}])"
+    r"|[\s](_+)(?!_)(?=[\p{P}\p{S}])|(?!_)[\p{P}\p{S}](_+)(?!_)(?=[\p{P}\p{S}])",
+    search=True,
+)
+_PUNCT_OR_SPACE = _rule(r"^((?![*_])[\s\p{P}\p{S}])")
+_ANY_PUNCTUATION = _rule(r"\\([\p{P}\p{S}])", search=True)
+_BLOCK_SKIP = _rule(
+    r"\[(?:[^\[\]`]|(?<a>`+)[^`]+\k<a>(?!`))*?\]\((?:\\[\s\S]|[^\\\(\)]|\((?:\\[\s\S]|[^\\\(\)])*\))*\)"
+    r"|(?<!`)()(?<b>`+)[^`]+\k<b>(?!`)|<(?! )[^<>]*?>",
+    search=True,
+)
+_SPACES = _rule(r"\s+", search=True)
+_LINK_BRACKETS = re.compile(r"\\([\[\]])")
+
+
+class Inline(NamedTuple):
+    """An inline token: `marked`'s type, its `text`, and the tokens inside it."""
+
+    kind: str
+    text: str
+    tokens: tuple[Inline, ...] = ()
+
+
+def inline_tokens(src: str, links: Mapping[str, object], depth: int = 0) -> list[Inline]:
+    """`Lexer.inlineTokens`: the inline tokens of a paragraph's (or heading's) text."""
+    if len(src) > MAX_CHARS or depth > MAX_DEPTH:
+        return [Inline("text", src)] if src else []
+    masked = _masked(src, links)
+    tokens: list[Inline] = []
+    pos = 0
+    keep_prev = False
+    prev_char = ""
+    n = len(src)
+    while pos < n:
+        if not keep_prev:
+            prev_char = ""
+        keep_prev = False
+        token, end = _token(src, pos, masked, prev_char, links, depth)
+        if token is None:  # inline text: merged into the text before it
+            match = _TEXT.match(src, pos)
+            raw = match.group() if match else src[pos]  # `marked` throws; nothing reaches it
+            end = pos + len(raw)
+            if raw[-1] != "_":
+                prev_char = raw[-1]
+            keep_prev = True
+            token = Inline("text", raw)
+        if token.kind == "text" and tokens and tokens[-1].kind == "text":
+            tokens[-1] = Inline("text", tokens[-1].text + token.text)
+        else:
+            tokens.append(token)
+        pos = end
+    return tokens
+
+
+def _masked(src: str, links: Mapping[str, object]) -> str:
+    """The text `emStrong` searches: reference links, escapes, links and code spans masked."""
+    masked = src
+    if links:
+        pos = 0
+        while (match := _REFLINK_SEARCH.search(masked, pos)) is not None:
+            label = match.group()[match.group().rfind("[") + 1 : -1]
+            if label in links:
+                masked = (
+                    masked[: match.start()] + "[" + "a" * (len(match.group()) - 2) + "]"
+                    + masked[match.end() :]
+                )  # fmt: skip
+            pos = match.end() if match.end() > match.start() else match.end() + 1
+    masked = _ANY_PUNCTUATION.sub("++", masked)
+    pos = 0
+    while (match := _BLOCK_SKIP.search(masked, pos)) is not None:
+        length = len(match.group())
+        masked = masked[: match.start()] + "[" + "a" * (length - 2) + "]" + masked[match.end() :]
+        pos = match.end()
+    return masked
+
+
+def _token(
+    src: str, pos: int, masked: str, prev_char: str, links: Mapping[str, object], depth: int
+) -> tuple[Inline | None, int]:
+    """The token at `pos` other than inline text, and where it ends; (None, pos) if none."""
+    if match := _ESCAPE.match(src, pos):
+        return Inline("escape", match.group(1)), match.end()
+    if match := _TAG.match(src, pos):
+        return Inline("html", match.group()), match.end()
+    if src[pos] in "[!":
+        found = _link(src, pos, links, depth)
+        if found is not None:
+            return found
+    if src[pos] in "*_":
+        found = _em_strong(src, pos, masked, prev_char, links, depth)
+        if found is not None:
+            return found
+    if match := _CODE.match(src, pos):
+        return Inline("codespan", match.group(2)), match.end()
+    if match := _BR.match(src, pos):
+        return Inline("br", ""), match.end()
+    if match := _AUTOLINK.match(src, pos):
+        text = match.group(1)
+        return Inline("link", text, (Inline("text", text),)), match.end()
+    return None, pos
+
+
+def _link(src: str, pos: int, links: Mapping[str, object], depth: int) -> tuple[Inline, int] | None:
+    """`Tokenizer.link`, then `Tokenizer.reflink` (which may give a one-character text)."""
+    match = _LINK.match(src, pos)
+    if match is not None:
+        raw = match.group()
+        label, href = match.group(1), match.group(2)
+        trimmed = js_trim(href)
+        valid = True
+        if trimmed.startswith("<"):
+            if not trimmed.endswith(">"):
+                valid = False
+            else:
+                inner = trimmed[:-1]
+                if (len(inner) - len(inner.rstrip("\\"))) % 2 == 1:
+                    valid = False
+        else:
+            close = _closing_paren(href)
+            if close == -2:
+                valid = False
+            elif close > -1:
+                start = 5 if raw.startswith("!") else 4
+                raw = js_trim(raw[: start + len(label) + close])
+        if valid:
+            return _link_token(raw, label, links, depth), pos + len(raw)
+    match = _REFLINK.match(src, pos) or _NOLINK.match(src, pos)
+    if match is None:
+        return None
+    ref = (match.group(2) if match.re is _REFLINK else None) or match.group(1)
+    if _SPACES.sub(" ", ref).lower() not in links:
+        return Inline("text", match.group()[0]), pos + 1
+    return _link_token(match.group(), match.group(1), links, depth), match.end()
+
+
+def _link_token(raw: str, label: str, links: Mapping[str, object], depth: int) -> Inline:
+    text = _LINK_BRACKETS.sub(r"\1", label)
+    kind = "image" if raw.startswith("!") else "link"
+    return Inline(kind, text, tuple(inline_tokens(text, links, depth + 1)))
+
+
+def _closing_paren(text: str) -> int:
+    """`marked`'s `findClosingBracket(text, "()")`."""
+    if ")" not in text:
+        return -1
+    level = 0
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "(":
+            level += 1
+        elif ch == ")":
+            level -= 1
+            if level < 0:
+                return i
+        i += 1
+    return -2 if level > 0 else -1
+
+
+def _em_strong(
+    src: str, pos: int, masked: str, prev_char: str, links: Mapping[str, object], depth: int
+) -> tuple[Inline, int] | None:
+    """`Tokenizer.emStrong`: emphasis opened at `pos`, if a delimiter run closes it."""
+    left = _EM_LEFT.match(src, pos)
+    if left is None or not any(left.group(g) for g in (1, 2, 3, 4)):
+        return None
+    if left.group(4) and prev_char.isalnum():  # `\p{L}\p{N}`
+        return None
+    next_char = left.group(1) or left.group(3) or ""
+    if next_char and prev_char and not _PUNCT_OR_SPACE.match(prev_char):
+        return None
+    l_length = len(left.group()) - 1
+    delim_total = l_length
+    mid_delim_total = 0
+    right_rule = _EM_RIGHT_AST if left.group()[0] == "*" else _EM_RIGHT_UND
+    rest = masked[pos + l_length :]
+    for match in right_rule.finditer(rest):
+        r_delim = next((g for g in match.groups() if g), None)
+        if r_delim is None:
+            continue
+        r_length = len(r_delim)
+        if match.group(3) or match.group(4):
+            delim_total += r_length
+            continue
+        if (
+            (_group(match, 5) or _group(match, 6))
+            and l_length % 3
+            and not (l_length + r_length) % 3
+        ):
+            mid_delim_total += r_length
+            continue
+        delim_total -= r_length
+        if delim_total > 0:
+            continue
+        r_length = min(r_length, r_length + delim_total + mid_delim_total)
+        raw = src[pos : pos + l_length + match.start() + 1 + r_length]
+        if min(l_length, r_length) % 2:
+            text = raw[1:-1]
+            return Inline("em", text, tuple(inline_tokens(text, links, depth + 1))), pos + len(raw)
+        text = raw[2:-2]
+        return Inline("strong", text, tuple(inline_tokens(text, links, depth + 1))), pos + len(raw)
+    return None
+
+
+def _group(match: re.Match[str], index: int) -> str | None:
+    return match.group(index) if index <= (match.re.groups or 0) else None
