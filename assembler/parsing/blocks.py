@@ -69,7 +69,7 @@ _LHEADING_NOT = (
     r"| {0,3}#{1,6}| {0,3}<[^\n>]+>\n)"
 )
 _LHEADING = compile_js(
-    rf"^{_LHEADING_NOT}((?:.|\n(?!\s*?\n{_LHEADING_NOT[3:]})+?)\n {{0,3}}(=+|-+) *(?:\n+|$)"
+    rf"^{_LHEADING_NOT}((?:.|\n(?!\s*?\n|{_LHEADING_NOT[3:]})+?)\n {{0,3}}(=+|-+) *(?:\n+|$)"
 )
 _PARAGRAPH = compile_js(rf"^([^\n]+(?:\n{_INTERRUPT}[^\n]+)*)")
 _TEXT = compile_js(r"^[^\n]+")
@@ -251,7 +251,9 @@ class Lexed:
             if last.kind == "code":
                 break
             if last.kind == "blockquote":
-                again = self.blockquote(last.raw + "\n" + "\n".join(lines), depth + 1)
+                again = self._blockquote(last.raw + "\n" + "\n".join(lines), 0, depth + 1)
+                if again is None:  # `marked` would fail here; cannot happen
+                    break
                 tokens[-1] = again
                 raw = raw[: len(raw) - len(last.raw)] + again.raw
                 text = text[: len(text) - len(last.text)] + again.text

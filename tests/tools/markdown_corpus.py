@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent / "data" / "markdown-corpus.jsonl"
 SEED = 15
-COUNT = 3200
+COUNT = 3500
 
 # Documents that pin down known classes and every construct of SPEC section 4 by hand.
 HAND_WRITTEN = (
@@ -104,6 +104,18 @@ def _inline(r: random.Random) -> str:
         lambda: f"[t]({imp})",
         lambda: f"![{imp}](i.png)",
         lambda: f"[{imp}]",
+        lambda: f"[ref] {imp}",
+        lambda: f"[x][ref]{imp}",
+        lambda: f"[{imp}][ref]",
+        lambda: f"***{imp}***",
+        lambda: f"*a **{imp}** b*",
+        lambda: f"**a*{imp}",
+        lambda: f"[a `]` b]({imp})",
+        lambda: f"[a](<u v>){imp}",
+        lambda: f"[a](u \"t\"){imp}",
+        lambda: f"<a href='x'>{imp}</a>",
+        lambda: f"<?pi {imp} ?>",
+        lambda: "  \n",
         lambda: f"`{imp}`",
         lambda: f"``{imp}``",
         lambda: f"`x {imp}`",
@@ -191,6 +203,11 @@ def _block(r: random.Random) -> str:
         lambda: _html(r),
         lambda: "[ref]: /url\n" + _text_line(r),
         lambda: _text_line(r) + "  \n" + _text_line(r),
+        lambda: "> " + _list(r).replace("\n", "\n> "),
+        lambda: "- " + _quote(r).replace("\n", "\n  "),
+        lambda: "> > " + _comment(r) + "\n> lazy\n" + _text_line(r),
+        lambda: "1. " + _fence(r).replace("\n", "\n   "),
+        lambda: _text_line(r) + "\n" + r.choice(("1. ", "2. ", "- ", "+ ", "1) ")) + _text_line(r),
     )
     return r.choice(kinds)()
 
