@@ -21,7 +21,7 @@ import re
 
 from .jsre import DOT, JS_SPACE, compile_js, js_trim, js_trim_end, js_trim_start
 
-MAX_DEPTH = 64
+MAX_DEPTH = 16
 
 _TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|"
@@ -71,6 +71,11 @@ _LHEADING_NOT = (
 _LHEADING = compile_js(
     rf"^{_LHEADING_NOT}((?:.|\n(?!\s*?\n|{_LHEADING_NOT[3:]})+?)\n {{0,3}}(=+|-+) *(?:\n+|$)"
 )
+# Where a setext heading's text can stop (`_LHEADING`'s lazy loop fails there), and its
+# underline: the heading can match at a position only if an underline comes first. Looking
+# both up once per stretch keeps lexing linear where `marked` would rescan.
+_SETEXT_STOP = compile_js(rf"[\r\u2028\u2029]|\n(?=\s*?\n|{_LHEADING_NOT[3:]}", search=True)
+_UNDERLINE = compile_js(r"\n {0,3}(?:=+|-+) *(?:\n|$)", search=True)
 _PARAGRAPH = compile_js(rf"^([^\n]+(?:\n{_INTERRUPT}[^\n]+)*)")
 _TEXT = compile_js(r"^[^\n]+")
 
@@ -123,6 +128,7 @@ class Lexed:
     def block_tokens(self, src: str, tokens: list[Token], clipped: bool, depth: int) -> list[Token]:
         """`Lexer.blockTokens`: `src` cut into block tokens appended to `tokens`."""
         pos, end = 0, len(src)
+        underline = stop = -1
         if depth > MAX_DEPTH:
             if src:
                 tokens.append(Token("text", src, src))
@@ -173,7 +179,13 @@ class Lexed:
                         self.links[tag] = True
                         tokens.append(Token("def", raw))
                 continue
-            if match := _LHEADING.match(src, pos):
+            if underline < pos:
+                found = _UNDERLINE.search(src, pos)
+                underline = end + 1 if found is None else found.start()
+            if stop < pos:
+                found = _SETEXT_STOP.search(src, pos)
+                stop = end + 1 if found is None else found.start()
+            if underline <= stop and (match := _LHEADING.match(src, pos)):
                 pos = match.end()
                 tokens.append(Token("heading", match.group(), js_trim(match.group(1))))
                 continue
@@ -281,8 +293,7 @@ class Lexed:
             return None
         bullet = js_trim(cap.group(1))
         ordered = len(bullet) > 1
-        marker = rf"\d{{1,9}}\{bullet[-1]}" if ordered else "\\" + bullet
-        item_re = re.compile(rf"( {{0,3}}{marker})((?:[\t ][^\n]*)?(?:\n|\Z))")
+        item_re = _ITEM[bullet[-1] if ordered else bullet]
         token = Token("list", "")
         loose = ends_with_blank = False
         while pos < len(src):
@@ -341,13 +352,7 @@ def _item_lines(
     src: str, pos: int, indent: int, line: str, blank: bool, contents: str
 ) -> tuple[str, str, int]:
     """The lines after a list item's first: (raw taken, item contents, position after)."""
-    n = min(3, indent - 1)
-    next_bullet = re.compile(rf" {{0,{n}}}(?:[*+-]|\d{{1,9}}[.)])(?:[ \t]|\Z)", re.ASCII)
-    hr = re.compile(rf" {{0,{n}}}(?:(?:- *){{3,}}|(?:_ *){{3,}}|(?:\* *){{3,}})\Z")
-    fence = re.compile(rf" {{0,{n}}}(?:```|~~~)")
-    heading = re.compile(rf" {{0,{n}}}#")
-    html = re.compile(rf" {{0,{n}}}<(?:[a-z]{DOT}*>|!--)", re.ASCII | re.IGNORECASE)
-    quote = re.compile(rf" {{0,{n}}}>")
+    fence, heading, html, quote, next_bullet, hr = _ITEM_ENDS[min(3, indent - 1)]
     raw = ""
     while pos < len(src):
         next_line = _line_at(src, pos)
@@ -371,6 +376,32 @@ def _item_lines(
         pos += len(next_line) + 1
         line = untabbed[indent:]
     return raw, contents, pos
+
+
+# A list item's first line, by bullet (`marked`'s `listItemRegex`).
+_ITEM = {
+    bullet: re.compile(rf"( {{0,3}}{marker})((?:[\t ][^\n]*)?(?:\n|\Z))", re.ASCII)
+    for bullet, marker in (
+        ("-", r"\-"),
+        ("+", r"\+"),
+        ("*", r"\*"),
+        (".", r"\d{1,9}\."),
+        (")", r"\d{1,9}\)"),
+    )
+}
+# What ends a list item, by how far its lines may be indented (`marked`'s `fencesBeginRegex`,
+# `headingBeginRegex`, `htmlBeginRegex`, `blockquoteBeginRegex`, `nextBulletRegex`, `hrRegex`).
+_ITEM_ENDS = [
+    (
+        re.compile(rf" {{0,{n}}}(?:```|~~~)"),
+        re.compile(rf" {{0,{n}}}#"),
+        re.compile(rf" {{0,{n}}}<(?:[a-z]{DOT}*>|!--)", re.ASCII | re.IGNORECASE),
+        re.compile(rf" {{0,{n}}}>"),
+        re.compile(rf" {{0,{n}}}(?:[*+-]|\d{{1,9}}[.)])(?:[ \t]|\Z)", re.ASCII),
+        re.compile(rf" {{0,{n}}}(?:(?:- *){{3,}}|(?:_ *){{3,}}|(?:\* *){{3,}})\Z"),
+    )
+    for n in range(4)
+]
 
 
 def _line_at(src: str, pos: int) -> str:

@@ -7,9 +7,11 @@ sources (`Lexer.rules.inline.normal`, through `jsre.compile_js`) and the procedu
 `Lexer.inlineTokens` and the `Tokenizer`'s `emStrong`, `link` and `reflink`. Only what the
 scan reads is kept: each token's kind, its text, and its children.
 
-Limits: emphasis and links nested deeper than `MAX_DEPTH` stay text, and a text over
-`MAX_CHARS` is not lexed at all (it stays one text token): `marked`'s emphasis matching is
-quadratic in the number of delimiters, which no real paragraph comes near.
+Limits (`marked`'s emphasis matching is quadratic in the number of delimiters, and some of
+its HTML patterns in the number of `<`; no real paragraph comes near them): emphasis and
+links nested deeper than `MAX_DEPTH` stay text; a text over `MAX_CHARS`, or past
+`Budget.chars` in one document, is not lexed (it stays one text token); and once one
+document's emphasis matching has taken `Budget.steps` steps, its delimiters stay text.
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ from .jsre import compile_js, js_trim
 from .unipunct import PUNCTUATION
 
 MAX_DEPTH = 32
-MAX_CHARS = 64 * 1024
+MAX_CHARS = 8 * 1024
+
+
+class Budget:
+    """What inline lexing may still spend on one document (see the module doc)."""
+
+    __slots__ = ("chars", "steps")
+
+    def __init__(self, chars: int = 256 * 1024, steps: int = 200_000) -> None:
+        self.chars = chars
+        self.steps = steps
 
 
 def _rule(source: str, *, search: bool = False) -> re.Pattern[str]:
@@ -86,9 +98,15 @@ class Inline(NamedTuple):
     tokens: tuple[Inline, ...] = ()
 
 
-def inline_tokens(src: str, links: Mapping[str, object], depth: int = 0) -> list[Inline]:
+def inline_tokens(
+    src: str, links: Mapping[str, object], budget: Budget, depth: int = 0
+) -> list[Inline]:
     """`Lexer.inlineTokens`: the inline tokens of a paragraph's (or heading's) text."""
-    if len(src) > MAX_CHARS or depth > MAX_DEPTH:
+    if depth == 0:
+        if len(src) > min(MAX_CHARS, budget.chars):
+            return [Inline("text", src)] if src else []
+        budget.chars -= len(src)
+    if depth > MAX_DEPTH:
         return [Inline("text", src)] if src else []
     masked = _masked(src, links)
     tokens: list[Inline] = []
@@ -100,7 +118,7 @@ def inline_tokens(src: str, links: Mapping[str, object], depth: int = 0) -> list
         if not keep_prev:
             prev_char = ""
         keep_prev = False
-        token, end = _token(src, pos, masked, prev_char, links, depth)
+        token, end = _token(src, pos, masked, prev_char, links, budget, depth)
         if token is None:  # inline text: merged into the text before it
             match = _TEXT.match(src, pos)
             raw = match.group() if match else src[pos]  # `marked` throws; nothing reaches it
@@ -140,7 +158,13 @@ def _masked(src: str, links: Mapping[str, object]) -> str:
 
 
 def _token(
-    src: str, pos: int, masked: str, prev_char: str, links: Mapping[str, object], depth: int
+    src: str,
+    pos: int,
+    masked: str,
+    prev_char: str,
+    links: Mapping[str, object],
+    budget: Budget,
+    depth: int,
 ) -> tuple[Inline | None, int]:
     """The token at `pos` other than inline text, and where it ends; (None, pos) if none."""
     if match := _ESCAPE.match(src, pos):
@@ -148,11 +172,11 @@ def _token(
     if match := _TAG.match(src, pos):
         return Inline("html", match.group()), match.end()
     if src[pos] in "[!":
-        found = _link(src, pos, links, depth)
+        found = _link(src, pos, links, budget, depth)
         if found is not None:
             return found
     if src[pos] in "*_":
-        found = _em_strong(src, pos, masked, prev_char, links, depth)
+        found = _em_strong(src, pos, masked, prev_char, links, budget, depth)
         if found is not None:
             return found
     if match := _CODE.match(src, pos):
@@ -165,7 +189,9 @@ def _token(
     return None, pos
 
 
-def _link(src: str, pos: int, links: Mapping[str, object], depth: int) -> tuple[Inline, int] | None:
+def _link(
+    src: str, pos: int, links: Mapping[str, object], budget: Budget, depth: int
+) -> tuple[Inline, int] | None:
     """`Tokenizer.link`, then `Tokenizer.reflink` (which may give a one-character text)."""
     match = _LINK.match(src, pos)
     if match is not None:
@@ -188,20 +214,22 @@ def _link(src: str, pos: int, links: Mapping[str, object], depth: int) -> tuple[
                 start = 5 if raw.startswith("!") else 4
                 raw = js_trim(raw[: start + len(label) + close])
         if valid:
-            return _link_token(raw, label, links, depth), pos + len(raw)
+            return _link_token(raw, label, links, budget, depth), pos + len(raw)
     match = _REFLINK.match(src, pos) or _NOLINK.match(src, pos)
     if match is None:
         return None
     ref = (match.group(2) if match.re is _REFLINK else None) or match.group(1)
     if _SPACES.sub(" ", ref).lower() not in links:
         return Inline("text", match.group()[0]), pos + 1
-    return _link_token(match.group(), match.group(1), links, depth), match.end()
+    return _link_token(match.group(), match.group(1), links, budget, depth), match.end()
 
 
-def _link_token(raw: str, label: str, links: Mapping[str, object], depth: int) -> Inline:
+def _link_token(
+    raw: str, label: str, links: Mapping[str, object], budget: Budget, depth: int
+) -> Inline:
     text = _LINK_BRACKETS.sub(r"\1", label)
     kind = "image" if raw.startswith("!") else "link"
-    return Inline(kind, text, tuple(inline_tokens(text, links, depth + 1)))
+    return Inline(kind, text, tuple(inline_tokens(text, links, budget, depth + 1)))
 
 
 def _closing_paren(text: str) -> int:
@@ -226,7 +254,13 @@ def _closing_paren(text: str) -> int:
 
 
 def _em_strong(
-    src: str, pos: int, masked: str, prev_char: str, links: Mapping[str, object], depth: int
+    src: str,
+    pos: int,
+    masked: str,
+    prev_char: str,
+    links: Mapping[str, object],
+    budget: Budget,
+    depth: int,
 ) -> tuple[Inline, int] | None:
     """`Tokenizer.emStrong`: emphasis opened at `pos`, if a delimiter run closes it."""
     left = _EM_LEFT.match(src, pos)
@@ -243,6 +277,9 @@ def _em_strong(
     right_rule = _EM_RIGHT_AST if left.group()[0] == "*" else _EM_RIGHT_UND
     rest = masked[pos + l_length :]
     for match in right_rule.finditer(rest):
+        budget.steps -= 1
+        if budget.steps < 0:
+            return None
         r_delim = next((g for g in match.groups() if g), None)
         if r_delim is None:
             continue
@@ -264,9 +301,13 @@ def _em_strong(
         raw = src[pos : pos + l_length + match.start() + 1 + r_length]
         if min(l_length, r_length) % 2:
             text = raw[1:-1]
-            return Inline("em", text, tuple(inline_tokens(text, links, depth + 1))), pos + len(raw)
+            return Inline(
+                "em", text, tuple(inline_tokens(text, links, budget, depth + 1))
+            ), pos + len(raw)
         text = raw[2:-2]
-        return Inline("strong", text, tuple(inline_tokens(text, links, depth + 1))), pos + len(raw)
+        return Inline(
+            "strong", text, tuple(inline_tokens(text, links, budget, depth + 1))
+        ), pos + len(raw)
     return None
 
 

@@ -24,9 +24,10 @@ from .jsre import js_trim, js_trim_start
 
 _COMMENT_SPAN = re.compile(r"<!--[\s\S]*?-->")
 # A comment from the start of a line to the end of a line, with the line breaks after it:
-# the whole of one `html` token, its residue blank, so it goes.
-# (`<!-->` and `<!--->` are whole comments to `marked`, but not to the client's span pattern.)
-_COMMENT_BLOCK = re.compile(r"(?m:^)<!--(?!-?>)(?>[\s\S]*?-->)[ \t]*(?:\n+|\Z)")
+# the whole of one `html` token, its residue blank, so it goes. (`<!-->` and `<!--->` are
+# whole comments to `marked`, but not to the client's span pattern.)
+_COMMENT_OPEN = re.compile(r"(?m:^)<!--(?!-?>)")
+_AFTER_COMMENT = re.compile(r"[ \t]*(?:\n+|\Z)")
 # Anything that makes a block other than a paragraph, heading or list item without code, or
 # an inline token other than text: then only the lexer knows.
 _STRUCTURE = re.compile(r"[<>\\`*_\[\t\r\x0b\x0c]|~~~|    ")
@@ -67,18 +68,28 @@ def _without_comment_blocks(text: str) -> str | None:
     Such a comment is one top-level `html` token (at column 0 it interrupts a paragraph or
     a list item) with a blank residue; lexing would drop exactly it, and change nothing
     else in a simple text but line endings, which `_simple` rules out. Anything else is
-    left to the lexer: None.
+    left to the lexer: None. (One scan: an unclosed comment ends it.)
     """
-    without = _COMMENT_BLOCK.sub("", text)
+    pieces: list[str] = []
+    pos = 0
+    while (opener := _COMMENT_OPEN.search(text, pos)) is not None:
+        close = text.find("-->", opener.end())
+        if close == -1:
+            return None
+        after = _AFTER_COMMENT.match(text, close + 3)
+        if after is None:
+            return None
+        pieces.append(text[pos : opener.start()])
+        pos = after.end()
+    pieces.append(text[pos:])
+    without = "".join(pieces)
     return without if "<!--" not in without and _simple(without) else None
 
 
 def import_texts(text: str) -> Iterator[str]:
     """The texts in which Claude Code looks for `@imports`, in its order."""
-    if "<!--" in text:
-        plain = _without_comment_blocks(text)
-    else:
-        plain = text if _simple(text) else None
+    simple = text if _simple(text) else None
+    plain = _without_comment_blocks(text) if "<!--" in text else simple
     if plain is not None:
         yield plain
     else:
@@ -93,9 +104,10 @@ def lexed_import_texts(text: str) -> Iterator[str]:
     comment leaves, a `text` token's text is scanned, then its children, then a list's items.
     """
     from .blocks import Lexed, Token
-    from .inline import Inline, inline_tokens
+    from .inline import Budget, Inline, inline_tokens
 
     lexed = Lexed(text)
+    budget = Budget()
     stack: list[Token | Inline] = list(reversed(lexed.tokens))
     while stack:
         token = stack.pop()
@@ -116,7 +128,7 @@ def lexed_import_texts(text: str) -> Iterator[str]:
         if isinstance(token, Token):
             if kind in ("paragraph", "heading", "text"):
                 if "@" in token.text:
-                    children.extend(inline_tokens(token.text, lexed.links))
+                    children.extend(inline_tokens(token.text, lexed.links, budget))
             else:
                 children.extend(token.tokens)
                 children.extend(token.items)

@@ -14,7 +14,6 @@ from assembler.parsing.markdown import (
     import_texts,
     lexed_import_texts,
     lexed_strip,
-    outside_fences,
     strip_block_comments,
 )
 
@@ -54,8 +53,9 @@ def test_lexing_is_lossless() -> None:
 
 
 def test_block_kinds() -> None:
-    assert [b.kind for b in lex(DOC) if b.kind != "blank"] == [
-        "text", "text", "html", "text", "code", "code", "list", "quote", "html", "html", "html", "html",
+    assert [b.kind for b in lex(DOC) if b.kind != "space"] == [
+        "heading", "paragraph", "html", "paragraph", "code", "code", "list", "blockquote",
+        "html", "html", "html", "html",
     ]  # fmt: skip
 
 
@@ -78,6 +78,14 @@ def test_only_closed_top_level_comment_blocks_are_removed() -> None:
         ("~~~\n<!-- x -->\n~~~\n", "~~~\n<!-- x -->\n~~~\n"),
         ("````\n```\n<!-- x -->\n````\n", "````\n```\n<!-- x -->\n````\n"),
         ("   <!-- three spaces -->\nx", "x"),
+        # Indented 1-3 spaces right after a paragraph line, a comment continues the paragraph.
+        ("para\n  <!-- c -->\nafter\n", "para\n  <!-- c -->\nafter\n"),
+        ("para\n\n  <!-- c -->\nafter\n", "para\n\nafter\n"),
+        # Text without `<!--` is not lexed: its line endings stay.
+        ("a\r\nb -->\r\n", "a\r\nb -->\r\n"),
+        # Blank lines after a comment go with it; lines of spaces do not.
+        ("<!-- c -->\n\n  \nx", "  \nx"),
+        ("<!--->\ntext\n<!-- c -->\n", "<!--->\ntext\n"),
     ],
 )
 def test_comment_stripping_edge_cases(text: str, expected: str) -> None:
@@ -126,6 +134,18 @@ _LINES = (
     "  <!-- indented -->",
     "`a",
     "b` @k.md",
+    "**b**@aa.md",
+    "\\#@ab.md",
+    "`x`@ac.md",
+    "[r]: /u",
+    "[r]@ad.md [x](y)@ae.md",
+    "<!--->",
+    "<!-- c -->   ",
+    "  \t",
+    "- `x @af.md`",
+    "para",
+    "  <!-- after para -->",
+    "~/home @~/ag.md",
 )
 
 
@@ -135,18 +155,20 @@ def test_import_scanning_fast_paths_agree_with_the_lexer(lines: list[str]) -> No
     """Every shortcut (plain text, text around column-0 fences) finds what lexing finds."""
     text = "\n".join(lines) + "\n"
 
-    def tokens(pieces: Iterable[str]) -> list[str]:
-        return [m.group(1) for piece in pieces for m in IMPORT_PATTERN.finditer(piece)]
+    def tokens(pieces: Iterable[str]) -> list[str]:  # in the client's order, once each (a Set)
+        return list(dict.fromkeys(m.group(1) for p in pieces for m in IMPORT_PATTERN.finditer(p)))
 
     assert tokens(import_texts(text)) == tokens(lexed_import_texts(text))
 
 
-def test_text_around_fences_is_scanned_and_fences_are_not() -> None:
+def test_imports_are_found_where_marked_puts_text_tokens() -> None:
     text = "See @a.md\n```sh\nnpm i @b/c\n```\nthen @d.md\n~~~\n@e.md\n"
-    assert outside_fences(text) == ["See @a.md\n", "\nthen @d.md\n"]
     assert import_tokens(text) == ("a.md", "d.md")
-    # An indented fence may belong to a list item: the lexer decides.
-    assert outside_fences("- item\n  ```\n  @x.md\n  ```\n") is None
+    # A text token starts after any other inline token, and a tight list item's text is
+    # scanned whole before its tokens (the client's walk).
+    assert import_tokens("**b**@f.md \\#@g.md `x`@h.md\n") == ("f.md", "g.md", "h.md")
+    assert import_tokens("- `x @i.md`\n") == ("i.md`",)
+    assert import_tokens("- `x @i.md`\n\n- y\n") == ()  # loose: paragraphs, not text
 
 
 # Mostly plain lines, with comments: where the comment fast paths apply.
@@ -171,6 +193,11 @@ _PLAIN_LINES = (
     "```",
     "@k.md",
     "text ``` in @m.md",
+    "   ",
+    "<!-- c -->  ",
+    "  <!-- indented @n.md -->",
+    "<!--->",
+    "*emph* @o.md",
 )
 
 
@@ -181,7 +208,7 @@ def test_comment_fast_paths_agree_with_the_lexer(lines: list[str], end: str) -> 
     text = "\n".join(lines) + end
     assert strip_block_comments(text) == lexed_strip(text)
 
-    def tokens(pieces: Iterable[str]) -> list[str]:
-        return [m.group(1) for piece in pieces for m in IMPORT_PATTERN.finditer(piece)]
+    def tokens(pieces: Iterable[str]) -> list[str]:  # in the client's order, once each (a Set)
+        return list(dict.fromkeys(m.group(1) for p in pieces for m in IMPORT_PATTERN.finditer(p)))
 
     assert tokens(import_texts(text)) == tokens(lexed_import_texts(text))

@@ -112,7 +112,7 @@ def _inline(r: random.Random) -> str:
         lambda: f"**a*{imp}",
         lambda: f"[a `]` b]({imp})",
         lambda: f"[a](<u v>){imp}",
-        lambda: f"[a](u \"t\"){imp}",
+        lambda: f'[a](u "t"){imp}',
         lambda: f"<a href='x'>{imp}</a>",
         lambda: f"<?pi {imp} ?>",
         lambda: "  \n",
