@@ -147,7 +147,7 @@ def _body(rng: random.Random, title: str, importer: str, imports: list[str], lin
         "- Run `make check` before pushing; it runs lint, types and tests.",
         "- Prefer small pure functions; keep I/O at the edges.",
         "- Ask owners@example.com before changing public APIs.",
-        "- Packages are scoped: `npm i @acme/shared` (a code span, not an import).",
+        "- Packages are scoped: `@acme/shared` (a code span, not an import).",
         "- Never log secrets or personal data.",
         "- Tests live next to the code they test, named `*_test.py` or `*.test.ts`.",
         "- Use the shared logger; no print statements in library code.",

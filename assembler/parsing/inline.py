@@ -17,11 +17,11 @@ document's emphasis matching has taken `Budget.steps` steps, its delimiters stay
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import NamedTuple
 
 from .jsre import compile_js, js_trim
-from .unipunct import PUNCTUATION
 
 MAX_DEPTH = 32
 MAX_CHARS = 8 * 1024
@@ -37,8 +37,27 @@ class Budget:
         self.steps = steps
 
 
+# `\p{P}\p{S}` in the rules matches ASCII punctuation and `%`: the emphasis rules run on a
+# view of the text in which every other punctuation or symbol character is `%` (a class of
+# all of Unicode's would take Python's `re` a tenth of a second to compile, at each start).
+_PUNCTUATION = r"!-/:-@\[-`{-~"
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
 def _rule(source: str, *, search: bool = False) -> re.Pattern[str]:
-    return compile_js(source, search=search, punctuation=PUNCTUATION)
+    return compile_js(source, search=search, punctuation=_PUNCTUATION)
+
+
+def _class_view(text: str) -> str:
+    """`text` with each non-ASCII punctuation or symbol character replaced by `%`."""
+    if text.isascii():
+        return text
+    return _NON_ASCII.sub(_punctuation_as_percent, text)
+
+
+def _punctuation_as_percent(match: re.Match[str]) -> str:
+    ch = match.group()
+    return "%" if unicodedata.category(ch)[0] in "PS" else ch
 
 
 _ESCAPE = _rule(r"""^\\([!"#$%&'()*+,\-./:;<=>?@\[\]\\^_`{|}~])""")
@@ -108,7 +127,8 @@ def inline_tokens(
         budget.chars -= len(src)
     if depth > MAX_DEPTH:
         return [Inline("text", src)] if src else []
-    masked = _masked(src, links)
+    view = _class_view(src)
+    masked = _masked(src, view, links)
     tokens: list[Inline] = []
     pos = 0
     keep_prev = False
@@ -118,7 +138,7 @@ def inline_tokens(
         if not keep_prev:
             prev_char = ""
         keep_prev = False
-        token, end = _token(src, pos, masked, prev_char, links, budget, depth)
+        token, end = _token(src, view, pos, masked, prev_char, links, budget, depth)
         if token is None:  # inline text: merged into the text before it
             match = _TEXT.match(src, pos)
             raw = match.group() if match else src[pos]  # `marked` throws; nothing reaches it
@@ -135,12 +155,12 @@ def inline_tokens(
     return tokens
 
 
-def _masked(src: str, links: Mapping[str, object]) -> str:
+def _masked(src: str, view: str, links: Mapping[str, object]) -> str:
     """The text `emStrong` searches: reference links, escapes, links and code spans masked."""
-    masked = src
+    masked = view
     if links:
         pos = 0
-        while (match := _REFLINK_SEARCH.search(masked, pos)) is not None:
+        while (match := _REFLINK_SEARCH.search(src, pos)) is not None:
             label = match.group()[match.group().rfind("[") + 1 : -1]
             if label in links:
                 masked = (
@@ -159,6 +179,7 @@ def _masked(src: str, links: Mapping[str, object]) -> str:
 
 def _token(
     src: str,
+    view: str,
     pos: int,
     masked: str,
     prev_char: str,
@@ -176,7 +197,7 @@ def _token(
         if found is not None:
             return found
     if src[pos] in "*_":
-        found = _em_strong(src, pos, masked, prev_char, links, budget, depth)
+        found = _em_strong(src, view, pos, masked, prev_char, links, budget, depth)
         if found is not None:
             return found
     if match := _CODE.match(src, pos):
@@ -255,6 +276,7 @@ def _closing_paren(text: str) -> int:
 
 def _em_strong(
     src: str,
+    view: str,
     pos: int,
     masked: str,
     prev_char: str,
@@ -263,18 +285,18 @@ def _em_strong(
     depth: int,
 ) -> tuple[Inline, int] | None:
     """`Tokenizer.emStrong`: emphasis opened at `pos`, if a delimiter run closes it."""
-    left = _EM_LEFT.match(src, pos)
+    left = _EM_LEFT.match(view, pos)
     if left is None or not any(left.group(g) for g in (1, 2, 3, 4)):
         return None
     if left.group(4) and prev_char.isalnum():  # `\p{L}\p{N}`
         return None
     next_char = left.group(1) or left.group(3) or ""
-    if next_char and prev_char and not _PUNCT_OR_SPACE.match(prev_char):
+    if next_char and prev_char and not _PUNCT_OR_SPACE.match(_class_view(prev_char)):
         return None
     l_length = len(left.group()) - 1
     delim_total = l_length
     mid_delim_total = 0
-    right_rule = _EM_RIGHT_AST if left.group()[0] == "*" else _EM_RIGHT_UND
+    right_rule = _EM_RIGHT_AST if src[pos] == "*" else _EM_RIGHT_UND
     rest = masked[pos + l_length :]
     for match in right_rule.finditer(rest):
         budget.steps -= 1

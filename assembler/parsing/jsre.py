@@ -11,7 +11,7 @@ mean something else in Python in four places, which `compile_js` rewrites:
 
 `\\w`, `\\d` and `\\b` are ASCII in JavaScript: every rule compiles with `re.ASCII`, so `i`
 folds only ASCII letters, as JavaScript without the `u` flag does. `\\p{P}\\p{S}` (Unicode
-punctuation and symbols) becomes the class body the caller gives (`unipunct`).
+punctuation and symbols) becomes the class body the caller gives (see `inline`).
 """
 
 from __future__ import annotations
