@@ -61,6 +61,10 @@ def compile_js(
     n = len(source)
     while i < n:
         ch = source[i]
+        if source.startswith("[\\s\\S]", i):  # any character: cheap to compile as it is
+            out.append("[\\s\\S]")
+            i += 6
+            continue
         if ch == "\\" and i + 1 < n:
             nxt = source[i + 1]
             if nxt == "s":
