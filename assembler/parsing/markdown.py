@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .jsre import js_trim, js_trim_start
+from .jsre import JS_SPACE, js_trim, js_trim_start
 
 _COMMENT_SPAN = re.compile(r"<!--[\s\S]*?-->")
 # A comment from the start of a line to the end of a line, with the line breaks after it:
@@ -28,9 +28,17 @@ _COMMENT_SPAN = re.compile(r"<!--[\s\S]*?-->")
 # whole comments to `marked`, but not to the client's span pattern.)
 _COMMENT_OPEN = re.compile(r"(?m:^)<!--(?!-?>)")
 _AFTER_COMMENT = re.compile(r"[ \t]*(?:\n+|\Z)")
-# Anything that makes a block other than a paragraph, heading or list item without code, or
-# an inline token other than text: then only the lexer knows.
-_STRUCTURE = re.compile(r"[<>\\`*_\[\t\r\x0b\x0c]|~~~|    ")
+# Block structure the fast paths leave to the lexer: HTML, quotes, escapes, links and
+# definitions, tabs, indented code, fences, line breaks other than LF.
+_BLOCKS = re.compile(r"[<>\\\[\t\r\x0b\x0c]|```|~~~|    ")
+# A setext underline, and a comment line no setext heading's text runs through (`marked`'s
+# ` {0,3}<[^\n>]+>\n`): past any other comment, an underline may make it part of a heading.
+_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
+_CLEAN_COMMENT = re.compile(r"<!--[^\n>]*-->\n")
+_INLINE = re.compile(r"[`*_]")
+_AT = re.compile(rf"@[^{JS_SPACE}]*")
+_BACKTICKS = re.compile(r"`+")
+_INTRAWORD = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
 
 
 def strip_block_comments(text: str) -> str:
@@ -56,22 +64,18 @@ def lexed_strip(text: str) -> str:
     return "".join(out)
 
 
-def _simple(text: str) -> bool:
-    """Paragraphs, headings and list items of plain text: each `text` token is its own
-    block's text, so scanning the whole text finds what scanning the tokens finds."""
-    return _STRUCTURE.search(text) is None
-
-
 def _without_comment_blocks(text: str) -> str | None:
-    """`text` without its comments, if each fills its lines in an otherwise simple text.
+    """`text` without its comments, if each fills its lines in a text of simple blocks.
 
     Such a comment is one top-level `html` token (at column 0 it interrupts a paragraph or
-    a list item) with a blank residue; lexing would drop exactly it, and change nothing
-    else in a simple text but line endings, which `_simple` rules out. Anything else is
-    left to the lexer: None. (One scan: an unclosed comment ends it.)
+    a list item) with a blank residue; lexing would drop exactly it and change nothing else
+    but line endings, which `_BLOCKS` rules out with every other structure that could hold
+    a comment line. Anything else is left to the lexer: None. (One scan: an unclosed
+    comment ends it.)
     """
     pieces: list[str] = []
     pos = 0
+    clean = True
     while (opener := _COMMENT_OPEN.search(text, pos)) is not None:
         close = text.find("-->", opener.end())
         if close == -1:
@@ -79,21 +83,69 @@ def _without_comment_blocks(text: str) -> str | None:
         after = _AFTER_COMMENT.match(text, close + 3)
         if after is None:
             return None
+        if clean:
+            line = _CLEAN_COMMENT.match(text, opener.start())
+            clean = line is not None and line.end() == close + 4
         pieces.append(text[pos : opener.start()])
         pos = after.end()
     pieces.append(text[pos:])
     without = "".join(pieces)
-    return without if "<!--" not in without and _simple(without) else None
+    if "<!--" in without or _BLOCKS.search(without):
+        return None
+    return without if clean or not _UNDERLINE.search(without) else None
 
 
 def import_texts(text: str) -> Iterator[str]:
     """The texts in which Claude Code looks for `@imports`, in its order."""
-    simple = text if _simple(text) else None
-    plain = _without_comment_blocks(text) if "<!--" in text else simple
-    if plain is not None:
+    plain = _without_comment_blocks(text) if "<!--" in text else text
+    if plain is not None and _scans_whole(plain):
         yield plain
     else:
         yield from lexed_import_texts(text)
+
+
+def _scans_whole(text: str) -> bool:
+    """Whether scanning `text` whole finds what the client's token walk finds.
+
+    True for paragraphs, headings and lists (no `_BLOCKS`) whose inline markup (code spans,
+    emphasis) cannot move where an `@` token starts or ends: every code span opens and
+    closes on one line and holds no `@`, no `@` follows a backtick, `*` or `_`, and none
+    runs into one (an `_` between letters or digits is text to `marked`).
+    """
+    if _BLOCKS.search(text):
+        return False
+    if not _INLINE.search(text):
+        return True
+    spans = _code_spans(text)
+    if spans is None:
+        return False
+    for at in _AT.finditer(text):
+        start = at.start()
+        if start and text[start - 1] in "`*_":
+            return False
+        token = at.group()
+        if "`" in token or "*" in token or "_" in _INTRAWORD.sub("", token):
+            return False
+        if any(open_ < start < close for open_, close in spans):
+            return False
+    return True
+
+
+def _code_spans(text: str) -> list[tuple[int, int]] | None:
+    """Where `text`'s code spans are, if each closes on the line it opens; else None."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (opener := _BACKTICKS.search(text, pos)) is not None:
+        line_end = text.find("\n", opener.end())
+        line_end = len(text) if line_end == -1 else line_end
+        closer = _BACKTICKS.search(text, opener.end(), line_end)
+        while closer is not None and len(closer.group()) != len(opener.group()):
+            closer = _BACKTICKS.search(text, closer.end(), line_end)
+        if closer is None:
+            return None
+        spans.append((opener.start(), closer.end()))
+        pos = closer.end()
+    return spans
 
 
 def lexed_import_texts(text: str) -> Iterator[str]:

@@ -146,6 +146,9 @@ _LINES = (
     "para",
     "  <!-- after para -->",
     "~/home @~/ag.md",
+    "===",
+    "a_b @s_t.md `c`",
+    "`x @ah.md` y",
 )
 
 
@@ -198,6 +201,17 @@ _PLAIN_LINES = (
     "  <!-- indented @n.md -->",
     "<!--->",
     "*emph* @o.md",
+    "===",
+    "<!-- a > b -->",
+    "x `a` @p.md",
+    "`a @q.md`",
+    "**@r.md**",
+    "a_b @s_t.md",
+    "_u_ @v.md",
+    "@w.md_",
+    "* item `c` @x.md",
+    "`open",
+    "close` @y.md",
 )
 
 

@@ -49,6 +49,10 @@ HAND_WRITTEN = (
     "<div>\n<!-- in html -->\n</div>\n",
     "Heading\n=======\n<!-- after setext -->\n",
     "**@x.md** *@y.md* _@z.md_ [@a1.md](u) ![@a2.md](i) <b>@a3.md</b> \\\\@a4.md\n",
+    "para\n<!--\nx\n-->\n===\n",
+    "para\n<!-- c -->  \n===\n",
+    "para\n<!-- a > b -->\n---\n",
+    "- `npm i @acme/shared` and @docs/my_notes.md\n",
 )
 
 WORDS = ("see", "the", "rules", "a", "Note:", "x", "1.", "foo", "and", "then", "ok", "#tag")
@@ -208,6 +212,8 @@ def _block(r: random.Random) -> str:
         lambda: "> > " + _comment(r) + "\n> lazy\n" + _text_line(r),
         lambda: "1. " + _fence(r).replace("\n", "\n   "),
         lambda: _text_line(r) + "\n" + r.choice(("1. ", "2. ", "- ", "+ ", "1) ")) + _text_line(r),
+        lambda: _text_line(r) + "\n" + _comment(r) + "\n" + r.choice(("===", "---", " -")),
+        lambda: f"- {_text_line(r)}\n- `x {_import(r)}` {_import(r)}\n" + r.choice(("", "\n- z")),
     )
     return r.choice(kinds)()
 
