@@ -10,9 +10,10 @@ Claude Code lexes an instruction file with `marked` (`gfm: false`; docs/markdown
   leaves; code blocks, code spans and other HTML are skipped.
 
 `blocks` and `inline` port `marked`'s lexer. Most files need neither: a text whose only
-structure is comments on lines of their own, paragraphs, headings and lists without inline
-markup gives the same answers without lexing, and the fast paths below recognise exactly
-that, deferring to the lexer for anything else (property tests hold them to it).
+structure is comments on lines of their own, paragraphs, headings and lists, with inline
+markup that cannot move where an `@` token starts or ends, gives the same answers without
+lexing. The fast paths below recognise exactly that and defer to the lexer for anything
+else; property tests and the corpus (docs/markdown.md) hold them to it.
 """
 
 from __future__ import annotations
@@ -26,10 +27,17 @@ _COMMENT_SPAN = re.compile(r"<!--[\s\S]*?-->")
 # A comment from the start of a line to the end of a line, with the line breaks after it:
 # the whole of one `html` token, its residue blank, so it goes. (`<!-->` and `<!--->` are
 # whole comments to `marked`, but not to the client's span pattern.)
-_COMMENT_OPEN = re.compile(r"(?m:^)<!--(?!-?>)")
+_COMMENT_OPEN = "<!--"
 _AFTER_COMMENT = re.compile(r"[ \t]*(?:\n+|\Z)")
+# What starts a comment block or a fenced code block at column 0 (`<!-->` and `<!--->`
+# excepted), and `marked`'s fence (its `fences` rule, anchored at column 0).
+_OPENER = re.compile(r"^(?:<!--(?!-?>)|```|~~~)", re.MULTILINE)
+_FENCE = re.compile(
+    r"(`{3,}(?=[^`\n]*(?:\n|\Z))|~{3,})([^\n]*)(?:\n|\Z)(?:|([\s\S]*?)(?:\n|\Z))"
+    r"(?: {0,3}\1[~`]* *(?=\n|\Z)|\Z)"
+)
 # Block structure the fast paths leave to the lexer: HTML, quotes, escapes, links and
-# definitions, tabs, indented code, fences, line breaks other than LF.
+# definitions, tabs, indented code, fences not at column 0, line breaks other than LF.
 _BLOCKS = re.compile(r"[<>\\\[\t\r\x0b\x0c]|```|~~~|    ")
 # A setext underline, and a comment line no setext heading's text runs through (`marked`'s
 # ` {0,3}<[^\n>]+>\n`): past any other comment, an underline may make it part of a heading.
@@ -45,8 +53,8 @@ def strip_block_comments(text: str) -> str:
     """Claude Code's `stripHtmlComments`: remove closed, top-level HTML comment tokens."""
     if "<!--" not in text:
         return text
-    stripped = _without_comment_blocks(text)
-    return lexed_strip(text) if stripped is None else stripped
+    outline = _outline(text)
+    return lexed_strip(text) if outline is None else outline[0]
 
 
 def lexed_strip(text: str) -> str:
@@ -64,42 +72,60 @@ def lexed_strip(text: str) -> str:
     return "".join(out)
 
 
-def _without_comment_blocks(text: str) -> str | None:
-    """`text` without its comments, if each fills its lines in a text of simple blocks.
+def _outline(text: str) -> tuple[str, list[str]] | None:
+    """(`text` without its comment blocks, the prose around them and around fenced code), if
+    its comments fill their lines and its fences sit at column 0 in a text of simple blocks.
 
     Such a comment is one top-level `html` token (at column 0 it interrupts a paragraph or
-    a list item) with a blank residue; lexing would drop exactly it and change nothing else
-    but line endings, which `_BLOCKS` rules out with every other structure that could hold
-    a comment line. Anything else is left to the lexer: None. (One scan: an unclosed
-    comment ends it.)
+    a list item) with a blank residue: lexing drops exactly it. Such a fence is one `code`
+    token, whatever it holds. Lexing would change nothing else but line endings, which
+    `_BLOCKS` rules out with every other structure that could hold these lines. Anything
+    else is left to the lexer: None. (One scan: an unclosed comment ends it.)
     """
-    pieces: list[str] = []
+    if "\r" in text:  # lexing makes every line ending LF
+        return None
+    kept: list[str] = []
+    prose: list[str] = []
     pos = 0
     clean = True
-    while (opener := _COMMENT_OPEN.search(text, pos)) is not None:
-        close = text.find("-->", opener.end())
-        if close == -1:
-            return None
-        after = _AFTER_COMMENT.match(text, close + 3)
-        if after is None:
-            return None
-        if clean:
-            line = _CLEAN_COMMENT.match(text, opener.start())
-            clean = line is not None and line.end() == close + 4
-        pieces.append(text[pos : opener.start()])
-        pos = after.end()
-    pieces.append(text[pos:])
-    without = "".join(pieces)
-    if "<!--" in without or _BLOCKS.search(without):
+    while (opener := _OPENER.search(text, pos)) is not None:
+        before = text[pos : opener.start()]
+        kept.append(before)
+        prose.append(before)
+        if opener.group() == _COMMENT_OPEN:
+            close = text.find("-->", opener.end())
+            after = None if close == -1 else _AFTER_COMMENT.match(text, close + 3)
+            if after is None:
+                return None
+            if clean:
+                line = _CLEAN_COMMENT.match(text, opener.start())
+                clean = line is not None and line.end() == close + 4
+            pos = after.end()
+        else:
+            fence = _FENCE.match(text, opener.start())
+            if fence is None or "\n" not in text[opener.start() : fence.end() + 1]:
+                return None  # not a fence, or an opening line at the end: a paragraph's
+            kept.append(fence.group())
+            pos = fence.end()
+    kept.append(text[pos:])
+    prose.append(text[pos:])
+    joined = "".join(prose)
+    if "<!--" in joined or _BLOCKS.search(joined):
         return None
-    return without if clean or not _UNDERLINE.search(without) else None
+    if not clean and _UNDERLINE.search(joined):
+        return None
+    return "".join(kept), prose
 
 
 def import_texts(text: str) -> Iterator[str]:
     """The texts in which Claude Code looks for `@imports`, in its order."""
-    plain = _without_comment_blocks(text) if "<!--" in text else text
-    if plain is not None and _scans_whole(plain):
-        yield plain
+    if "<!--" in text or "```" in text or "~~~" in text:
+        outline = _outline(text)
+        prose = None if outline is None else outline[1]
+    else:
+        prose = [text]
+    if prose is not None and all(_scans_whole(piece) for piece in prose):
+        yield from prose
     else:
         yield from lexed_import_texts(text)
 
@@ -109,8 +135,8 @@ def _scans_whole(text: str) -> bool:
 
     True for paragraphs, headings and lists (no `_BLOCKS`) whose inline markup (code spans,
     emphasis) cannot move where an `@` token starts or ends: every code span opens and
-    closes on one line and holds no `@`, no `@` follows a backtick, `*` or `_`, and none
-    runs into one (an `_` between letters or digits is text to `marked`).
+    closes on one line and holds no `@` after white space, no other `@` follows a backtick,
+    `*` or `_`, and none runs into one (an `_` between letters or digits is text to `marked`).
     """
     if _BLOCKS.search(text):
         return False
@@ -121,12 +147,15 @@ def _scans_whole(text: str) -> bool:
         return False
     for at in _AT.finditer(text):
         start = at.start()
-        if start and text[start - 1] in "`*_":
+        before = text[start - 1] if start else " "
+        if any(open_ < start < close for open_, close in spans):
+            if before.isspace():  # a tight list item's text is scanned with its code spans
+                return False
+            continue  # nobody starts a token there
+        if before in "`*_":
             return False
         token = at.group()
         if "`" in token or "*" in token or "_" in _INTRAWORD.sub("", token):
-            return False
-        if any(open_ < start < close for open_, close in spans):
             return False
     return True
 

@@ -226,3 +226,30 @@ def test_comment_fast_paths_agree_with_the_lexer(lines: list[str], end: str) -> 
         return list(dict.fromkeys(m.group(1) for p in pieces for m in IMPORT_PATTERN.finditer(p)))
 
     assert tokens(import_texts(text)) == tokens(lexed_import_texts(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "> " * 5000 + "x @a.md <!-- c -->\n<!-- d -->\n",
+        "- " * 5000 + "x @a.md <!-- c -->\n<!-- d -->\n",
+        "".join("  " * i + "- x @a.md\n" for i in range(3000)) + "<!-- d -->\n",
+        ("> - a @a.md\n>   - b\n" * 500) + "<!-- d -->\n",
+        "@a.md " + "*" * 3000 + "a" + "*" * 3000 + "\n<!-- d -->\n",
+        "@a.md " + "[a](" * 3000 + "\n<!-- d -->\n",
+    ],
+    ids=["quotes", "lists", "indented lists", "quoted lists", "emphasis", "links"],
+)
+def test_nesting_is_bounded(text: str) -> None:
+    """Deeper than the limits, text stays text: no recursion error, the answers still come."""
+    assert strip_block_comments(text) == text.removesuffix("<!-- d -->\n")
+    assert "a.md" in import_tokens(text)
+
+
+def test_comments_and_delimiters_by_the_thousand_are_lexed_in_one_pass() -> None:
+    text = "<!--\n" * 20_000 + "@a.md"
+    assert strip_block_comments(text) == text
+    assert import_tokens(text) == ()
+    many = "@a.md " + "*a " * 20_000 + "\n<!-- c -->\n"
+    assert strip_block_comments(many) == many.removesuffix("<!-- c -->\n")
+    assert import_tokens(many) == ("a.md",)
