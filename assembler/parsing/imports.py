@@ -17,9 +17,10 @@ from .markdown import import_texts
 
 # A superset of where an import can start: `@` at a line start, after white space, or right
 # after an inline token `marked` ends text with (any of them ends in ASCII punctuation).
-_MAYBE_IMPORT = re.compile(rf"(?:^|[{JS_SPACE}\s!-/:-@\[-`{{-~])@", re.MULTILINE)
-# The client's pattern, `\s` being JavaScript's.
-IMPORT_PATTERN = re.compile(rf"(?:^|[{JS_SPACE}])@((?:[^{JS_SPACE}\\]|\\ )+)")
+# (Each pattern starts with the `@` and looks behind it: `re` then skips to each `@` at once.)
+_MAYBE_IMPORT = re.compile(rf"@(?<![^{JS_SPACE}\s!-/:-@\[-`{{-~]@)")
+# The client's pattern, `(?:^|\s)@((?:[^\s\\]|\\ )+)` with JavaScript's `\s`.
+IMPORT_PATTERN = re.compile(rf"@(?<![^{JS_SPACE}]@)((?:[^{JS_SPACE}\\]|\\ )+)")
 _BARE_START = re.compile(r"[a-zA-Z0-9._-]")
 _BAD_START = re.compile(r"[#%^&*()]+")
 

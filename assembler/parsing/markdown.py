@@ -37,16 +37,24 @@ _FENCE = re.compile(
     r"(?: {0,3}\1[~`]* *(?=\n|\Z)|\Z)"
 )
 # Block structure the fast paths leave to the lexer: HTML, quotes, escapes, links and
-# definitions, tabs, indented code, fences not at column 0, line breaks other than LF.
-_BLOCKS = re.compile(r"[<>\\\[\t\r\x0b\x0c]|```|~~~|    ")
+# definitions, tabs, indented code, fences not at column 0, line breaks other than LF
+# (looked for as substrings, faster than a pattern).
+_BLOCKS = ("<", ">", "\\", "[", "\t", "\r", "\x0b", "\x0c", "```", "~~~", "    ")
 # A setext underline, and a comment line no setext heading's text runs through (`marked`'s
 # ` {0,3}<[^\n>]+>\n`): past any other comment, an underline may make it part of a heading.
 _UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
 _CLEAN_COMMENT = re.compile(r"<!--[^\n>]*-->\n")
 _INLINE = re.compile(r"[`*_]")
-_AT = re.compile(rf"@[^{JS_SPACE}]*")
-_BACKTICKS = re.compile(r"`+")
-_INTRAWORD = re.compile(r"(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])")
+# A code span on one line with no backtick inside (what `marked` and its emphasis masking
+# both see as one span), and one that holds an `@` after white space.
+_SPAN = re.compile(r"(?<!`)(`+)[^`\n]+\1(?!`)")
+_SPAN_SPACED_AT = re.compile(rf"(?<!`)(`+)[^`\n]*[{JS_SPACE}]@[^`\n]*\1(?!`)")
+# An `@` that inline markup could make start a token, or a token it could cut short (it
+# starts with the `@` and looks behind it, so that `re` skips from `@` to `@`).
+_MOVED_AT = re.compile(
+    rf"@(?:(?<=[`*_\x00]@)|(?<![^{JS_SPACE}]@)[^{JS_SPACE}]*?"
+    r"(?:[`*\x00]|(?<![A-Za-z0-9_])_|_(?![A-Za-z0-9_])))"
+)
 
 
 def strip_block_comments(text: str) -> str:
@@ -110,7 +118,7 @@ def _outline(text: str) -> tuple[str, list[str]] | None:
     kept.append(text[pos:])
     prose.append(text[pos:])
     joined = "".join(prose)
-    if "<!--" in joined or _BLOCKS.search(joined):
+    if "<!--" in joined or _has_blocks(joined):
         return None
     if not clean and _UNDERLINE.search(joined):
         return None
@@ -135,46 +143,26 @@ def _scans_whole(text: str) -> bool:
 
     True for paragraphs, headings and lists (no `_BLOCKS`) whose inline markup (code spans,
     emphasis) cannot move where an `@` token starts or ends: every code span opens and
-    closes on one line and holds no `@` after white space, no other `@` follows a backtick,
-    `*` or `_`, and none runs into one (an `_` between letters or digits is text to `marked`).
+    closes on one line and holds no `@` after white space (a tight list item's text is
+    scanned with its code spans), no other `@` follows a backtick, `*` or `_`, and none runs
+    into one (an `_` between letters or digits is text to `marked`).
     """
-    if _BLOCKS.search(text):
+    if _has_blocks(text):
         return False
     if not _INLINE.search(text):
         return True
-    spans = _code_spans(text)
-    if spans is None:
-        return False
-    for at in _AT.finditer(text):
-        start = at.start()
-        before = text[start - 1] if start else " "
-        if any(open_ < start < close for open_, close in spans):
-            if before.isspace():  # a tight list item's text is scanned with its code spans
-                return False
-            continue  # nobody starts a token there
-        if before in "`*_":
+    if "`" in text:
+        spanless = _SPAN.sub("\x00", text)
+        if "`" in spanless:
             return False
-        token = at.group()
-        if "`" in token or "*" in token or "_" in _INTRAWORD.sub("", token):
+        if spanless.count("@") != text.count("@") and _SPAN_SPACED_AT.search(text):
             return False
-    return True
+        text = spanless
+    return _MOVED_AT.search(text) is None
 
 
-def _code_spans(text: str) -> list[tuple[int, int]] | None:
-    """Where `text`'s code spans are, if each closes on the line it opens; else None."""
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    while (opener := _BACKTICKS.search(text, pos)) is not None:
-        line_end = text.find("\n", opener.end())
-        line_end = len(text) if line_end == -1 else line_end
-        closer = _BACKTICKS.search(text, opener.end(), line_end)
-        while closer is not None and len(closer.group()) != len(opener.group()):
-            closer = _BACKTICKS.search(text, closer.end(), line_end)
-        if closer is None:
-            return None
-        spans.append((opener.start(), closer.end()))
-        pos = closer.end()
-    return spans
+def _has_blocks(text: str) -> bool:
+    return any(mark in text for mark in _BLOCKS)
 
 
 def lexed_import_texts(text: str) -> Iterator[str]:
