@@ -84,6 +84,8 @@ _QUOTE_START = compile_js(r"^ {0,3}>")
 _QUOTE_SETEXT = compile_js(r"\n {0,3}((?:=+|-+) *)(?=\n|$)")
 _QUOTE_MARKER = compile_js(r"^ {0,3}>[ \t]?", multiline=True)
 _NON_SPACE = re.compile(r"[^ ]")
+# First characters (after up to three spaces) of the blocks `Lexed._started` looks for.
+_STARTS = frozenset("`~#><-_*+0123456789")
 _BLANK_LINE = compile_js(r"^[ \t]*$")
 _DOUBLE_BLANK = compile_js(r"\n[ \t]*\n[ \t]*$")
 _ANY_LINE = compile_js(r"\n.*\n")
@@ -135,7 +137,12 @@ class Lexed:
             self.top = True
             return tokens
         while pos < end:
-            if match := _NEWLINE.match(src, pos):
+            # The first character after up to three spaces: no rule can match without its own.
+            lead_at = pos
+            while lead_at < pos + 3 and lead_at < end and src[lead_at] == " ":
+                lead_at += 1
+            lead = src[lead_at] if lead_at < end else "\n"
+            if lead in " \t\n" and (match := _NEWLINE.match(src, pos)):
                 raw = match.group()
                 if raw:
                     pos = match.end()
@@ -144,7 +151,7 @@ class Lexed:
                     else:
                         tokens.append(Token("space", raw))
                     continue
-            if match := _CODE.match(src, pos):
+            if lead in " \t" and (match := _CODE.match(src, pos)):
                 pos = match.end()
                 raw = match.group()
                 last = tokens[-1] if tokens else None
@@ -154,19 +161,12 @@ class Lexed:
                 else:
                     tokens.append(Token("code", raw))
                 continue
-            token = (
-                _simple("code", _FENCES, src, pos)
-                or self._heading(src, pos)
-                or _hr(src, pos)
-                or self._blockquote(src, pos, depth)
-                or self._list(src, pos, depth)
-                or _simple("html", _HTML, src, pos)
-            )
+            token = self._started(src, pos, lead, depth) if lead in _STARTS else None
             if token is not None:
                 pos += len(token.raw)
                 tokens.append(token)
                 continue
-            if match := _DEF.match(src, pos):
+            if lead == "[" and (match := _DEF.match(src, pos)):
                 pos = match.end()
                 raw = match.group()
                 last = tokens[-1] if tokens else None
@@ -212,6 +212,23 @@ class Lexed:
                 tokens.append(Token("text", raw, raw))
         self.top = True
         return tokens
+
+    def _started(self, src: str, pos: int, lead: str, depth: int) -> Token | None:
+        """A fence, heading, rule, quote, list or HTML block at `pos`, by its first character."""
+        token = None
+        if lead in "`~":
+            token = _simple("code", _FENCES, src, pos)
+        elif lead == "#":
+            token = self._heading(src, pos)
+        elif lead == ">":
+            token = self._blockquote(src, pos, depth)
+        elif lead == "<":
+            token = _simple("html", _HTML, src, pos)
+        if token is None and lead in "-_*":
+            token = _hr(src, pos)
+        if token is None and (lead in "*+-" or lead.isdigit()):
+            token = self._list(src, pos, depth)
+        return token
 
     def _heading(self, src: str, pos: int) -> Token | None:
         match = _HEADING.match(src, pos)
@@ -357,7 +374,12 @@ def _item_lines(
     while pos < len(src):
         next_line = _line_at(src, pos)
         untabbed = next_line.replace("\t", "    ")
-        if any(r.match(next_line) for r in (fence, heading, html, quote, next_bullet, hr)):
+        lead = next_line[:4].lstrip(" ")[:1]
+        if (
+            lead in _STARTS
+            and lead
+            and any(r.match(next_line) for r in (fence, heading, html, quote, next_bullet, hr))
+        ):
             break
         first = _NON_SPACE.search(untabbed)
         if (first is not None and first.start() >= indent) or not js_trim(next_line):
@@ -411,6 +433,8 @@ def _line_at(src: str, pos: int) -> str:
 
 def _expand_tabs(text: str, column: int) -> str:
     """`marked`'s tab expansion of a list item's first line, from `column`."""
+    if "\t" not in text:
+        return text
     out = []
     for ch in text:
         if ch == "\t":
