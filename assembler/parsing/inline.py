@@ -109,6 +109,17 @@ _SPACES = _rule(r"\s+", search=True)
 _LINK_BRACKETS = re.compile(r"\\([\[\]])")
 
 
+class _Text(NamedTuple):
+    """One text being lexed: the text, its punctuation view, its masked view, and context."""
+
+    src: str
+    view: str
+    masked: str
+    links: Mapping[str, object]
+    budget: Budget
+    depth: int
+
+
 class Inline(NamedTuple):
     """An inline token: `marked`'s type, its `text`, and the tokens inside it."""
 
@@ -128,7 +139,7 @@ def inline_tokens(
     if depth > MAX_DEPTH:
         return [Inline("text", src)] if src else []
     view = _class_view(src)
-    masked = _masked(src, view, links)
+    text = _Text(src, view, _masked(src, view, links), links, budget, depth)
     tokens: list[Inline] = []
     pos = 0
     keep_prev = False
@@ -138,7 +149,7 @@ def inline_tokens(
         if not keep_prev:
             prev_char = ""
         keep_prev = False
-        token, end = _token(src, view, pos, masked, prev_char, links, budget, depth)
+        token, end = _token(text, pos, prev_char)
         if token is None:  # inline text: merged into the text before it
             match = _TEXT.match(src, pos)
             raw = match.group() if match else src[pos]  # `marked` throws; nothing reaches it
@@ -177,27 +188,19 @@ def _masked(src: str, view: str, links: Mapping[str, object]) -> str:
     return masked
 
 
-def _token(
-    src: str,
-    view: str,
-    pos: int,
-    masked: str,
-    prev_char: str,
-    links: Mapping[str, object],
-    budget: Budget,
-    depth: int,
-) -> tuple[Inline | None, int]:
+def _token(text: _Text, pos: int, prev_char: str) -> tuple[Inline | None, int]:
     """The token at `pos` other than inline text, and where it ends; (None, pos) if none."""
+    src = text.src
     if match := _ESCAPE.match(src, pos):
         return Inline("escape", match.group(1)), match.end()
     if match := _TAG.match(src, pos):
         return Inline("html", match.group()), match.end()
     if src[pos] in "[!":
-        found = _link(src, pos, links, budget, depth)
+        found = _link(text, pos)
         if found is not None:
             return found
     if src[pos] in "*_":
-        found = _em_strong(src, view, pos, masked, prev_char, links, budget, depth)
+        found = _em_strong(text, pos, prev_char)
         if found is not None:
             return found
     if match := _CODE.match(src, pos):
@@ -205,15 +208,14 @@ def _token(
     if match := _BR.match(src, pos):
         return Inline("br", ""), match.end()
     if match := _AUTOLINK.match(src, pos):
-        text = match.group(1)
-        return Inline("link", text, (Inline("text", text),)), match.end()
+        address = match.group(1)
+        return Inline("link", address, (Inline("text", address),)), match.end()
     return None, pos
 
 
-def _link(
-    src: str, pos: int, links: Mapping[str, object], budget: Budget, depth: int
-) -> tuple[Inline, int] | None:
+def _link(text: _Text, pos: int) -> tuple[Inline, int] | None:
     """`Tokenizer.link`, then `Tokenizer.reflink` (which may give a one-character text)."""
+    src, links = text.src, text.links
     match = _LINK.match(src, pos)
     if match is not None:
         raw = match.group()
@@ -235,22 +237,25 @@ def _link(
                 start = 5 if raw.startswith("!") else 4
                 raw = js_trim(raw[: start + len(label) + close])
         if valid:
-            return _link_token(raw, label, links, budget, depth), pos + len(raw)
+            return _link_token(raw, label, text), pos + len(raw)
     match = _REFLINK.match(src, pos) or _NOLINK.match(src, pos)
     if match is None:
         return None
     ref = (match.group(2) if match.re is _REFLINK else None) or match.group(1)
     if _SPACES.sub(" ", ref).lower() not in links:
         return Inline("text", match.group()[0]), pos + 1
-    return _link_token(match.group(), match.group(1), links, budget, depth), match.end()
+    return _link_token(match.group(), match.group(1), text), match.end()
 
 
-def _link_token(
-    raw: str, label: str, links: Mapping[str, object], budget: Budget, depth: int
-) -> Inline:
-    text = _LINK_BRACKETS.sub(r"\1", label)
+def _link_token(raw: str, label: str, text: _Text) -> Inline:
+    inner = _LINK_BRACKETS.sub(r"\1", label)
     kind = "image" if raw.startswith("!") else "link"
-    return Inline(kind, text, tuple(inline_tokens(text, links, budget, depth + 1)))
+    return Inline(kind, inner, _inner(inner, text))
+
+
+def _inner(inner: str, text: _Text) -> tuple[Inline, ...]:
+    """The tokens inside a link or emphasis, one level deeper."""
+    return tuple(inline_tokens(inner, text.links, text.budget, text.depth + 1))
 
 
 def _closing_paren(text: str) -> int:
@@ -274,18 +279,10 @@ def _closing_paren(text: str) -> int:
     return -2 if level > 0 else -1
 
 
-def _em_strong(
-    src: str,
-    view: str,
-    pos: int,
-    masked: str,
-    prev_char: str,
-    links: Mapping[str, object],
-    budget: Budget,
-    depth: int,
-) -> tuple[Inline, int] | None:
+def _em_strong(text: _Text, pos: int, prev_char: str) -> tuple[Inline, int] | None:
     """`Tokenizer.emStrong`: emphasis opened at `pos`, if a delimiter run closes it."""
-    left = _EM_LEFT.match(view, pos)
+    src, budget = text.src, text.budget
+    left = _EM_LEFT.match(text.view, pos)
     if left is None or not any(left.group(g) for g in (1, 2, 3, 4)):
         return None
     if left.group(4) and prev_char.isalnum():  # `\p{L}\p{N}`
@@ -297,7 +294,7 @@ def _em_strong(
     delim_total = l_length
     mid_delim_total = 0
     right_rule = _EM_RIGHT_AST if src[pos] == "*" else _EM_RIGHT_UND
-    rest = masked[pos + l_length :]
+    rest = text.masked[pos + l_length :]
     for match in right_rule.finditer(rest):
         budget.steps -= 1
         if budget.steps < 0:
@@ -321,15 +318,8 @@ def _em_strong(
             continue
         r_length = min(r_length, r_length + delim_total + mid_delim_total)
         raw = src[pos : pos + l_length + match.start() + 1 + r_length]
-        if min(l_length, r_length) % 2:
-            text = raw[1:-1]
-            return Inline(
-                "em", text, tuple(inline_tokens(text, links, budget, depth + 1))
-            ), pos + len(raw)
-        text = raw[2:-2]
-        return Inline(
-            "strong", text, tuple(inline_tokens(text, links, budget, depth + 1))
-        ), pos + len(raw)
+        inner, kind = (raw[1:-1], "em") if min(l_length, r_length) % 2 else (raw[2:-2], "strong")
+        return Inline(kind, inner, _inner(inner, text)), pos + len(raw)
     return None
 
 
