@@ -120,7 +120,7 @@ def _outline(text: str) -> tuple[str, list[str]] | None:
     joined = "".join(prose)
     if "<!--" in joined or _has_blocks(joined):
         return None
-    if not clean and _UNDERLINE.search(joined):
+    if not clean and _UNDERLINE.search(text):  # the underline may be in the comment itself
         return None
     return "".join(kept), prose
 

@@ -86,6 +86,9 @@ def test_only_closed_top_level_comment_blocks_are_removed() -> None:
         # Blank lines after a comment go with it; lines of spaces do not.
         ("<!-- c -->\n\n  \nx", "  \nx"),
         ("<!--->\ntext\n<!-- c -->\n", "<!--->\ntext\n"),
+        # A setext heading's text runs through a comment line without `>`: the heading
+        # holds the comment, even one closed below the underline.
+        ("text\n<!-- multi\n===\n<!-- c -->\n", "text\n<!-- multi\n===\n"),
     ],
 )
 def test_comment_stripping_edge_cases(text: str, expected: str) -> None:

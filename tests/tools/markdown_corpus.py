@@ -52,6 +52,7 @@ HAND_WRITTEN = (
     "para\n<!--\nx\n-->\n===\n",
     "para\n<!-- c -->  \n===\n",
     "para\n<!-- a > b -->\n---\n",
+    "text\n<!-- multi\n===\n<!-- c -->\n",
     "- `npm i @acme/shared` and @docs/my_notes.md\n",
 )
 
