@@ -9,8 +9,11 @@ procedures (`blockquote`, `list`, the lexer loop that merges paragraphs) follow 
 needs them. `tests/data/markdown-corpus.jsonl` checks the port against `marked` itself
 (docs/markdown.md).
 
-Two limits keep hostile files bounded: quotes and lists nested deeper than `MAX_DEPTH` are
-not lexed further (their text stays one token), and no token is ever re-lexed past that.
+Limits keep hostile files bounded (docs/security.md): quotes and lists nested deeper than
+`MAX_DEPTH` are not lexed further (their text stays one token); a quote broken by lazy
+lines more than `MAX_QUOTE_STRETCHES` times is lexed in one piece from there; tokens grow
+in pieces (`Token.extend`), so lexing stays linear where `marked` relies on cheap string
+concatenation; and setext headings are looked for only where an underline can end one.
 
 `markdown` imports this module only when its fast paths cannot decide a text.
 """
@@ -22,6 +25,7 @@ import re
 from .jsre import DOT, JS_SPACE, compile_js, js_trim, js_trim_end, js_trim_start
 
 MAX_DEPTH = 16
+MAX_QUOTE_STRETCHES = 256
 
 _TAGS = (
     "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|"
@@ -97,20 +101,58 @@ class Token:
 
     `kind` is `marked`'s `type`; `text` is what `marked` puts in `text` (for paragraphs,
     headings and text, the source of their inline tokens); `tokens` holds the block tokens
-    of a quote or list item, `items` a list's items.
+    of a quote or list item, `items` a list's items. `raw` and `text` grow by `extend`, in
+    pieces joined when read: `marked` grows them line by line, which is quadratic on
+    Python strings.
     """
 
-    __slots__ = ("items", "kind", "raw", "text", "tokens")
+    __slots__ = ("_ends_in_newline", "_raw", "_text", "items", "kind", "tokens")
 
     def __init__(self, kind: str, raw: str, text: str = "") -> None:
         self.kind = kind
-        self.raw = raw
-        self.text = text
+        self._raw = [raw]
+        self._text = [text]
+        self._ends_in_newline = raw.endswith("\n")
         self.tokens: list[Token] = []
         self.items: list[Token] = []
 
     def __repr__(self) -> str:
         return f"Token({self.kind!r}, {self.raw!r})"
+
+    @property
+    def raw(self) -> str:
+        if len(self._raw) > 1:
+            self._raw = ["".join(self._raw)]
+        return self._raw[0]
+
+    @raw.setter
+    def raw(self, value: str) -> None:
+        self._raw = [value]
+        self._ends_in_newline = value.endswith("\n")
+
+    @property
+    def text(self) -> str:
+        if len(self._text) > 1:
+            self._text = ["".join(self._text)]
+        return self._text[0]
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = [value]
+
+    def extend(self, raw: str, text: str) -> None:
+        """`marked`'s merge of a line into this token: the raw text after a line break
+        (unless the raw text ends in one), the text after one."""
+        if not self._ends_in_newline:
+            self._raw.append("\n")
+            self._ends_in_newline = True
+        self.append_raw(raw)
+        self._text.append("\n" + text)
+
+    def append_raw(self, raw: str) -> None:
+        if raw:
+            self._raw.append(raw)
+            self._ends_in_newline = raw.endswith("\n")
 
     @property
     def is_closed_comment(self) -> bool:
@@ -147,7 +189,7 @@ class Lexed:
                 if raw:
                     pos = match.end()
                     if len(raw) == 1 and tokens:
-                        tokens[-1].raw += "\n"
+                        tokens[-1].append_raw("\n")
                     else:
                         tokens.append(Token("space", raw))
                     continue
@@ -156,8 +198,7 @@ class Lexed:
                 raw = match.group()
                 last = tokens[-1] if tokens else None
                 if last is not None and last.kind in ("paragraph", "text"):
-                    last.raw += ("" if last.raw.endswith("\n") else "\n") + raw
-                    last.text += "\n" + _CODE_INDENT.sub("", raw).rstrip("\n")
+                    last.extend(raw, _CODE_INDENT.sub("", raw).rstrip("\n"))
                 else:
                     tokens.append(Token("code", raw))
                 continue
@@ -171,8 +212,7 @@ class Lexed:
                 raw = match.group()
                 last = tokens[-1] if tokens else None
                 if last is not None and last.kind in ("paragraph", "text"):
-                    last.raw += ("" if last.raw.endswith("\n") else "\n") + raw
-                    last.text += "\n" + raw
+                    last.extend(raw, raw)
                 else:
                     tag = _SPACES.sub(" ", match.group(1).lower())
                     if tag not in self.links:
@@ -194,8 +234,7 @@ class Lexed:
                 text = raw[:-1] if raw.endswith("\n") else raw
                 last = tokens[-1] if tokens else None
                 if clipped and last is not None and last.kind == "paragraph":
-                    last.raw += ("" if last.raw.endswith("\n") else "\n") + raw
-                    last.text += "\n" + text
+                    last.extend(raw, text)
                 else:
                     tokens.append(Token("paragraph", raw, text))
                 clipped = False
@@ -206,8 +245,7 @@ class Lexed:
             pos += len(raw)
             last = tokens[-1] if tokens else None
             if last is not None and last.kind == "text":
-                last.raw += ("" if last.raw.endswith("\n") else "\n") + raw
-                last.text += "\n" + raw
+                last.extend(raw, raw)
             else:
                 tokens.append(Token("text", raw, raw))
         self.top = True
@@ -246,56 +284,63 @@ class Lexed:
         return None if match is None else self.blockquote(match.group(), depth)
 
     def blockquote(self, matched: str, depth: int) -> Token:
-        """`Tokenizer.blockquote` on the text its rule matched."""
+        """`Tokenizer.blockquote` on the text its rule matched (lines taken by index, the
+        text in pieces; after `MAX_QUOTE_STRETCHES` the rest is one stretch)."""
         lines = matched.rstrip("\n").split("\n")
-        raw = text = ""
+        start = 0
+        raws: list[str] = []
+        texts: list[str] = []
         tokens: list[Token] = []
-        while lines:
+        stretches = 0
+        while start < len(lines):
+            stretches += 1
             inside = False
-            current: list[str] = []
-            i = 0
+            i = start
+            if stretches >= MAX_QUOTE_STRETCHES:
+                i = len(lines)
             while i < len(lines):
                 if _QUOTE_START.match(lines[i]):
-                    current.append(lines[i])
                     inside = True
-                elif not inside:
-                    current.append(lines[i])
-                else:
+                elif inside:
                     break
                 i += 1
-            lines = lines[i:]
-            current_raw = "\n".join(current)
+            current_raw = "\n".join(lines[start:i])
+            start = i
             current_text = _QUOTE_MARKER.sub("", _QUOTE_SETEXT.sub(r"\n    \1", current_raw))
-            raw = f"{raw}\n{current_raw}" if raw else current_raw
-            text = f"{text}\n{current_text}" if text else current_text
+            raws.append(current_raw)
+            texts.append(current_text)
             top = self.top
             self.top = True
             self.block_tokens(current_text, tokens, True, depth + 1)
             self.top = top
-            if not lines:
+            if start >= len(lines):
                 break
             last = tokens[-1] if tokens else None
             if last is None:
                 continue
             if last.kind == "code":
                 break
+            rest = "\n".join(lines[start:])
+            raw, text = "\n".join(raws), "\n".join(texts)
             if last.kind == "blockquote":
-                again = self._blockquote(last.raw + "\n" + "\n".join(lines), 0, depth + 1)
+                again = self._blockquote(last.raw + "\n" + rest, 0, depth + 1)
                 if again is None:  # `marked` would fail here; cannot happen
                     break
                 tokens[-1] = again
-                raw = raw[: len(raw) - len(last.raw)] + again.raw
-                text = text[: len(text) - len(last.text)] + again.text
+                raws = [raw[: len(raw) - len(last.raw)] + again.raw]
+                texts = [text[: len(text) - len(last.text)] + again.text]
                 break
             if last.kind == "list":
-                joined = last.raw + "\n" + "\n".join(lines)
+                joined = last.raw + "\n" + rest
                 relisted = self.list_at(joined, 0, depth + 1)
                 if relisted is None:  # `marked` would fail here; cannot happen
                     break
                 tokens[-1] = relisted
-                raw = raw[: len(raw) - len(last.raw)] + relisted.raw
-                text = text[: len(text) - len(last.raw)] + relisted.raw
+                raws = [raw[: len(raw) - len(last.raw)] + relisted.raw]
+                texts = [text[: len(text) - len(last.raw)] + relisted.raw]
                 lines = joined[len(relisted.raw) :].split("\n")
+                start = 0
+        raw, text = "\n".join(raws), "\n".join(texts)
         token = Token("blockquote", raw, text)
         token.tokens = tokens
         return token
@@ -343,7 +388,7 @@ class Lexed:
                     ends_with_blank = True
             entry = Token("list_item", raw, contents)
             token.items.append(entry)
-            token.raw += raw
+            token.append_raw(raw)
         if not token.items:
             return None
         last = token.items[-1]
