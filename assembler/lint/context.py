@@ -23,7 +23,7 @@ from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
 from ..discovery.locations import is_within
-from ..model import Policy
+from ..model import Layer, Policy
 from ..parsing.imports import iter_imports
 from ..parsing.parse import CLIENT, parse
 from ..tokens import estimate_tokens
@@ -95,6 +95,13 @@ class ContextChecker:
                     found = None
             self._discoveries[cwd] = found
         return self._discoveries[cwd]
+
+    def memory_files(self, cwd: Path) -> list[Path]:
+        """The auto memory index the client loads at start in `cwd` (it lives outside the
+        repository, in the user's config directory, and goes into every prompt)."""
+        discovery = self.discovery(cwd)
+        sources = discovery.sources if discovery is not None else ()
+        return [Path(s.path) for s in sources if s.layer is Layer.MEMORY and os.path.isabs(s.path)]
 
     def assembly(self, cwd: Path) -> Assembly:
         """The whole assembly of `cwd` (budgets, rendering): only for the budget check."""
