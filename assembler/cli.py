@@ -661,6 +661,12 @@ def _watch_command() -> click.Command:
         # background jobs (Python then installs no handler of its own); SIGTERM ends it cleanly too.
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.default_int_handler)
+        # watchdog logs a race of its own threads at shutdown as an error ("queue_events()
+        # called when the thread is inactive"); with no handler Python would print it to
+        # stderr after our last line. What a watch must report reaches us as exceptions.
+        import logging
+
+        logging.getLogger("watchdog").addHandler(logging.NullHandler())
         assembler = Assembler(path, **discovery.options(touched=False))
         with (
             Watcher(

@@ -267,6 +267,8 @@ def lint(
         context = ContextChecker(policy, machine, request.max_tokens or 0)
         memory = [m for m in context.memory_files(here) if m not in paths] if whole_tree else []
         paths = [*paths, *memory]
+        if whole_tree:
+            context.index_repository(here, paths, complete=not stopped)
         checkers: dict[GitRepo | None, FileChecker] = {}
         findings = _leveled(
             (
