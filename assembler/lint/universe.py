@@ -68,6 +68,7 @@ class Universe:
         self._anywhere: set[str] = set()  # imported files: they may load from any directory
         self._kinds: dict[tuple[object, ...], frozenset[str]] = {}  # kind -> outside sources
         self._signatures: dict[str, tuple[object, ...]] = {}
+        self._aboves: dict[str, tuple[tuple[str, tuple[object, ...]], ...]] = {}
         ctx = machine.context(root)
         self._git_root = ctx.git_root if ctx is not None else None
         if ctx is None or self._git_root is None:
@@ -159,17 +160,27 @@ class Universe:
     def kind_of(self, cwd: Path) -> tuple[object, ...]:
         """The settings files of `cwd`, and of each directory above it down from the
         repository: two starts with the same ones load the same files from outside it."""
-        above: list[tuple[str, tuple[object, ...]]] = []
-        directory = os.path.dirname(str(cwd))
-        while within(directory, self._root_str):
-            if signature := self._signature(directory):
-                above.append((directory, signature))
-            if directory == self._root_str:
-                break
-            directory = os.path.dirname(directory)
         ctx = self._machine.context(cwd)
         git_root = ctx.git_root if ctx is not None else None
-        return (git_root, self._signature(str(cwd)), tuple(above))
+        here = str(cwd)
+        return (git_root, self._signature(here), self._above(os.path.dirname(here)))
+
+    def _above(self, directory: str) -> tuple[tuple[str, tuple[object, ...]], ...]:
+        """The settings of `directory` and every one above it in the repository, remembered
+        for each directory (walked up without recursion)."""
+        walked: list[str] = []
+        while directory not in self._aboves and within(directory, self._root_str):
+            walked.append(directory)
+            parent = os.path.dirname(directory)
+            if directory == self._root_str or parent == directory:
+                break
+            directory = parent
+        found = self._aboves.get(directory, ()) if walked[-1:] != [directory] else ()
+        for each in reversed(walked):
+            signature = self._signature(each)
+            found = (*found, (each, signature)) if signature else found
+            self._aboves[each] = found
+        return found
 
     def _signature(self, directory: str) -> tuple[object, ...]:
         signature = self._signatures.get(directory)
