@@ -15,6 +15,7 @@ from ..model import Diagnostic, Layer
 from .explain import RULES_ORDER, Explanation, Row, Skip, Status
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.text import Text
 
 SCHEMA_VERSION = 1
@@ -105,20 +106,14 @@ def use_color(environ: Mapping[str, str], is_tty: bool) -> bool:
     return is_tty and not environ.get("NO_COLOR")
 
 
-def show(
-    explanation: Explanation,
-    *,
-    file: TextIO,
-    environ: Mapping[str, str],
-    is_tty: bool,
-    show_all: bool = False,
-) -> None:
-    """Print the table of sources, the notes and the budget picture to `file`."""
+def make_console(file: TextIO, environ: Mapping[str, str], is_tty: bool) -> Console:
+    """The console explain prints with: colour only on a terminal without `NO_COLOR`; without
+    a terminal, `COLUMNS` wide, else `PLAIN_WIDTH`."""
     from rich.console import Console
 
     color = use_color(environ, is_tty)
     columns = environ.get("COLUMNS", "")
-    console = Console(
+    return Console(
         file=file,
         color_system="auto" if color else None,
         force_terminal=color,
@@ -128,6 +123,19 @@ def show(
         emoji=False,
         width=None if is_tty else int(columns) if columns.isdigit() else PLAIN_WIDTH,
     )
+
+
+def show(
+    explanation: Explanation,
+    *,
+    file: TextIO,
+    environ: Mapping[str, str],
+    is_tty: bool,
+    show_all: bool = False,
+) -> None:
+    """Print the table of sources, the notes and the budget picture to `file`."""
+    color = use_color(environ, is_tty)
+    console = make_console(file, environ, is_tty)
     a = explanation.assembly
     width = console.width
 
