@@ -20,6 +20,8 @@ What disagrees is read from what each run gave, at two grains a team can act on:
 
 from __future__ import annotations
 
+import itertools
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,6 +30,7 @@ from typing import NamedTuple, Unpack
 from ..budget import BUDGET_MARKER
 from ..clients import registry
 from ..clients.base import Client, default_policy, is_repository_agent
+from ..discovery.disk import Disk
 from ..errors import PolicyError, RequestError
 from ..model import Policy, Source, TokenCounter
 from ..policy import load_policy
@@ -56,6 +59,7 @@ class Cell(NamedTuple):
     """What became of one file in one agent's run."""
 
     status: Status | None  # None: the agent never looked for this file
+    path: str = ""  # as this agent's run displays it (another agent may name it otherwise)
     skip: Skip | None = None
     tokens: int | None = None  # as loaded (after cuts); None when not in its context
     cut_tokens: int = 0
@@ -75,8 +79,8 @@ class Cell(NamedTuple):
 class FileRow(NamedTuple):
     """One file some agent loads, and what each agent (in `SideBySide.agents` order) did."""
 
-    path: str  # as displayed
-    file: str  # as the clients name it (absolute, or a pseudo path)
+    path: str  # as displayed (by the first agent that loads it)
+    file: str  # its real path (a pseudo path, like `<managed-settings>`, as it is)
     cells: tuple[Cell, ...]
 
     @property
@@ -159,7 +163,8 @@ def side_by_side(
     runs = tuple(
         AgentRun(c.name, explain(request._replace(policy=agent_policy(c)))) for c in chosen
     )
-    files = _files(runs)
+    names = _Names()
+    files = _files(runs, names)
     first = runs[0].explanation.assembly
     return SideBySide(
         cwd=first.context.cwd,
@@ -167,7 +172,7 @@ def side_by_side(
         touched=first.touched,
         agents=runs,
         files=files,
-        drift=_drift(runs, files, request.counter),
+        drift=_drift(runs, files, names, request.counter),
     )
 
 
@@ -177,7 +182,8 @@ def side_by_side(
 def _cell(row: Row) -> Cell:
     cut = sum(c.tokens for c in row.cuts)
     present = row.status in (Status.LOADED, Status.TRUNCATED)
-    return Cell(row.status, row.skip, row.tokens if present else None, cut, row.lazy, row.detail)
+    tokens = row.tokens if present else None
+    return Cell(row.status, row.path, row.skip, tokens, cut, row.lazy, row.detail)
 
 
 def _rank(cell: Cell) -> int:
@@ -188,7 +194,22 @@ def _rank(cell: Cell) -> int:
     return 1 if cell.skip is Skip.BUDGET else 2
 
 
-def _files(runs: Sequence[AgentRun]) -> tuple[FileRow, ...]:
+class _Names:
+    """Each file as the agents name it -> one key: its real path (one file read under two
+    names, CLAUDE.md a link to AGENTS.md, is one row), asked through a `Disk`."""
+
+    def __init__(self) -> None:
+        self.disk = Disk()
+        self.key: dict[str, str] = {}
+
+    def of(self, file: str) -> str:
+        key = self.key.get(file)
+        if key is None:
+            key = self.key[file] = self.disk.realpath(file) if os.path.isabs(file) else file
+        return key
+
+
+def _files(runs: Sequence[AgentRun], names: _Names) -> tuple[FileRow, ...]:
     """A row per file some agent loads, in the agents' load orders merged: a file one agent
     loads and no earlier one does goes right after the file that agent loaded before it."""
     shown: dict[str, str] = {}  # file -> displayed path
@@ -200,15 +221,15 @@ def _files(runs: Sequence[AgentRun]) -> tuple[FileRow, ...]:
         for row in run.explanation.rows:
             if row.status is Status.ABSENT:
                 continue
-            cell = _cell(row)
-            if row.file not in mine or _rank(cell) < _rank(mine[row.file]):
-                mine[row.file] = cell
+            cell, file = _cell(row), names.of(row.file)
+            if file not in mine or _rank(cell) < _rank(mine[file]):
+                mine[file] = cell
             if _rank(cell) == 2:
                 continue
-            if row.file not in shown:
-                shown[row.file] = row.path
-                after[row.file], after[previous] = after[previous], row.file
-            previous = row.file
+            if file not in shown:
+                shown[file] = row.path
+                after[file], after[previous] = after[previous], file
+            previous = file
         cells.append(mine)
     order, file = [], after[""]
     while file:
@@ -244,6 +265,12 @@ def _uncut(source: Source, policy: Policy) -> str:
     return content
 
 
+# A cut end is matched with the paragraphs of the same file, and with those of any file that
+# start with the same PREFIX characters (the same text under another name: CLAUDE.md a link
+# to AGENTS.md); a shorter cut end only within its file.
+PREFIX = 16
+
+
 class _Seen:
     """Per paragraph: agent index -> (whole, files), and where it comes first: (file row,
     paragraph number in that file)."""
@@ -252,21 +279,24 @@ class _Seen:
         self.by_text: dict[str, dict[int, tuple[bool, list[str]]]] = {}
         self.at: dict[str, tuple[int, int]] = {}
         self.rows = rows
+        self.in_file: dict[str, dict[str, None]] = {}  # file -> its paragraphs, any agent's
+        self.starting: dict[str, dict[str, None]] = {}  # the first PREFIX chars -> paragraphs
 
     def add(self, text: str, agent: int, where: str, number: int) -> None:
         agents = self.by_text.setdefault(text, {})
         files = agents.setdefault(agent, (True, []))[1]
         if where not in files:
             files.append(where)
+        self.in_file.setdefault(where, {})[text] = None
+        self.starting.setdefault(text[:PREFIX], {})[text] = None
         at = (self.rows.get(where, len(self.rows)), number)
         self.at[text] = min(self.at.get(text, at), at)
 
 
 def _drift(
-    runs: Sequence[AgentRun], files: Sequence[FileRow], counter: TokenCounter
+    runs: Sequence[AgentRun], files: Sequence[FileRow], names: _Names, counter: TokenCounter
 ) -> tuple[Passage, ...]:
     loads = {row.file: {i for i, c in enumerate(row.cells) if c.present} for row in files}
-    shown = {row.file: row.path for row in files}
     seen = _Seen({row.file: i for i, row in enumerate(files)})
     ends: list[tuple[str, int, str]] = []  # the last paragraph of each cut source
     for i, run in enumerate(runs):
@@ -275,12 +305,14 @@ def _drift(
             if source.dropped:
                 continue
             blocks = paragraphs(_uncut(source, assembly.policy) if source.cuts else source.content)
+            file = names.of(source.path)
             for number, block in enumerate(blocks):
-                seen.add(block, i, source.path, number)
+                seen.add(block, i, file, number)
             if source.cuts and blocks:
-                ends.append((blocks[-1], i, source.path))
+                ends.append((blocks[-1], i, file))
     for text, agent, where in ends:  # a cut mid-paragraph: the start of another's paragraph
         _as_partial(seen, text, agent, where)
+    shown = [{row.file: row.cells[i].path for row in files} for i in range(len(runs))]
     out: list[Passage] = []
     for text in sorted(seen.by_text, key=seen.at.__getitem__):
         agents = seen.by_text[text]
@@ -291,7 +323,7 @@ def _drift(
         if len(whole) == len(agents) and all(loads.get(f) == whole for f in wheres):
             continue  # exactly the agents that load its files: the file rows say it
         sightings = tuple(
-            Sighting(runs[i].client, agents[i][0], tuple(shown.get(f, f) for f in agents[i][1]))
+            Sighting(runs[i].client, agents[i][0], tuple(shown[i].get(f, f) for f in agents[i][1]))
             for i in sorted(agents)
         )
         missed = tuple(run.client for i, run in enumerate(runs) if i not in agents)
@@ -300,20 +332,22 @@ def _drift(
 
 
 def _as_partial(seen: _Seen, text: str, agent: int, where: str) -> None:
-    """Count `agent`'s sighting of `text` (the end of a cut) as seeing only the start of a
-    paragraph other agents see whole, when there is one."""
+    """Count `agent`'s sighting of `text` (the end of a cut in `where`) as seeing only the
+    start of a paragraph other agents see whole, when there is one."""
     agents = seen.by_text.get(text, {})
     if set(agents) != {agent} or agents[agent][1] != [where]:
         return  # another agent, or another file, has the very same text: not a cut end
     longer = next(
         (
-            sightings
-            for other, sightings in seen.by_text.items()
-            if other != text and other.startswith(text) and agent not in sightings
+            seen.by_text[other]
+            for other in itertools.chain(
+                seen.in_file[where], seen.starting[text[:PREFIX]] if len(text) >= PREFIX else ()
+            )
+            if other != text and other.startswith(text) and agent not in seen.by_text[other]
         ),
         None,
     )
     if longer is not None:
-        del seen.by_text[text]
+        del seen.by_text[text], seen.at[text], seen.in_file[where][text]
+        del seen.starting[text[:PREFIX]][text]
         longer[agent] = (False, [where])
-        del seen.at[text]

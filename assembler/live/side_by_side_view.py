@@ -69,6 +69,7 @@ def _file_json(row: FileRow, agents: Sequence[AgentRun]) -> dict[str, Any]:
         "agents": [
             {
                 "client": agent.client,
+                "path": cell.path or None,
                 "status": cell.status.value if cell.status else None,
                 "skip": cell.skip.value if cell.skip else None,
                 "tokens": cell.tokens,
@@ -215,6 +216,10 @@ def _details(result: SideBySide) -> list[str]:
     out = []
     for i, row in enumerate(result.files, 1):
         for agent, cell in zip(result.agents, row.cells, strict=True):
+            if cell.path and cell.path != row.path:
+                out.append(
+                    f"{i:>3}  {shown(row.path)}: {agent.client}: reads it as {shown(cell.path)}"
+                )
             if cell.detail and not cell.whole:
                 out.append(f"{i:>3}  {shown(row.path)}: {agent.client}: {shown(cell.detail)}")
     return out

@@ -9,6 +9,7 @@ of the file, and the paragraph it cuts in two), a comment only one strips.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -29,10 +30,10 @@ from assembler.discovery.context import Discovery, Run, ancestors
 from assembler.discovery.loader import Loader
 from assembler.live.explain import Skip
 from assembler.live.side_by_side import agent_policy, agents, side_by_side
-from assembler.live.side_by_side_view import cell_words, json_text
+from assembler.live.side_by_side_view import cell_words, json_text, show
 from assembler.model import Layer, Reason, Source, Why
 from assembler.tokens import text_stats
-from tests.helpers.trees import FIXTURES, ROOT, build, git_init, machine
+from tests.helpers.trees import FIXTURES, ROOT, Link, build, git_init, machine
 
 _ON_THE_WAY = Reason(Why.ANCESTOR, "duo file on the way to cwd")
 DUO_POLICY = """\
@@ -197,6 +198,74 @@ def test_only_the_clients_asked_for_and_never_a_policy(duo: Duo, project: Path) 
         side_by_side(project, clients=[], **machine(project.parent.parent))
 
 
+class Trio(Duo):
+    name = "trio"
+
+
+def test_two_agents_cut_one_paragraph_at_two_places(duo: Duo, project: Path) -> None:
+    tmp = project.parent.parent
+    build(tmp, {"trio.toml": DUO_POLICY.replace("duo", "trio").replace("120", "100")})
+    registry.register(Trio(tmp / "trio.toml"))
+    try:
+        result = side_by_side(project, **machine(tmp))
+    finally:
+        registry.unregister("trio")
+    assert [[cell_words(c) for c in r.cells] for r in result.files[:1]] == [
+        ["loaded", "cut -7", "cut -12"]
+    ]
+    run = next(p for p in result.drift if p.text.startswith("Run the tests"))
+    assert [(s.client, s.whole) for s in run.seen] == [
+        ("claude-code", True),
+        ("duo", False),
+        ("trio", False),
+    ]
+    assert not any(p.text.startswith("Run the tests") for p in result.drift if p is not run)
+
+
+class Solo(Duo):
+    """Loads DUO.md in the project root only."""
+
+    name = "solo"
+
+    def discover(self, run: Run) -> Discovery:
+        loader = Loader(run)
+        path = str(run.context.project_root / "DUO.md")
+        out = loader.load(path, Layer.PROJECT, _ON_THE_WAY, False)
+        return Discovery(tuple(i.source for i in out), tuple(loader.diagnostics))
+
+
+def test_a_cut_in_a_file_another_agent_reads_under_another_name(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/DUO.md": CLAUDE_MD, "repo/CLAUDE.md": Link("DUO.md")})
+    build(tmp_path, {"solo.toml": DUO_POLICY.replace("duo", "solo")})
+    registry.register(Solo(tmp_path / "solo.toml"))
+    try:
+        result = side_by_side(repo, **machine(tmp_path))
+    finally:
+        registry.unregister("solo")
+    assert [  # one file under two names: one row
+        (r.path, r.file, [(cell_words(c), c.path) for c in r.cells]) for r in result.files
+    ] == [(
+        "CLAUDE.md",
+        str(repo / "DUO.md"),
+        [("loaded", "CLAUDE.md"), ("cut -7", "DUO.md")],
+    )]  # fmt: skip
+    drift = [(p.text, [(s.client, s.whole, s.files) for s in p.seen]) for p in result.drift]
+    claude, solo = ("claude-code", True, ("CLAUDE.md",)), ("solo", True, ("DUO.md",))
+    assert drift == [  # what differs in the text of the one file, each under its own name
+        ("Use the house style.", [claude]),
+        ("<!-- reviewers: keep this short -->\nUse the house style.", [solo]),
+        (
+            "Run the tests before you push; the suite takes about four minutes.",
+            [claude, ("solo", False, ("DUO.md",))],
+        ),
+        ("Never commit secrets.", [claude]),
+    ]
+    text = io.StringIO()
+    show(result, file=text, environ={"COLUMNS": "80"}, is_tty=False)
+    assert "  1  CLAUDE.md: solo: reads it as DUO.md\n" in text.getvalue()
+
+
 def test_a_directory_where_no_agent_loads_anything(duo: Duo, tmp_path: Path) -> None:
     empty = git_init(tmp_path / "repo" / "empty")  # home and managed: in tmp_path
     result = cli_explain(empty, "--policy", "all")
@@ -228,6 +297,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
     def cell(client: str, status: str | None, tokens: int | None, **extra: Any) -> dict[str, Any]:
         return {
             "client": client,
+            "path": None,
             "status": status,
             "skip": None,
             "tokens": tokens,
@@ -238,7 +308,8 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
         }
 
     def file(path: str, shared: bool, *cells: dict[str, Any]) -> dict[str, Any]:
-        return {"path": path, "file": f"{repo}/{path}", "shared": shared, "agents": list(cells)}
+        named = [{**c, "path": path if c["status"] else None} for c in cells]
+        return {"path": path, "file": f"{repo}/{path}", "shared": shared, "agents": named}
 
     def passage(text: str, tokens: int, seen: list[Any], missed: list[str]) -> dict[str, Any]:
         return {
