@@ -64,11 +64,11 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
                 for lt in explanation.layers
             ],
         },
-        "notes": [_diagnostic_json(d) for d in explanation.notes],
+        "notes": [diagnostic_json(d) for d in explanation.notes],
     }
 
 
-def _diagnostic_json(d: Diagnostic) -> dict[str, Any]:
+def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
     return {"code": d.code, "severity": d.severity.value, "path": d.path, "message": d.message}
 
 
@@ -95,7 +95,7 @@ def _row_json(row: Row) -> dict[str, Any]:
         "cuts": [c._asdict() for c in row.cuts],
         "paths": list(row.paths),
         "lazy": row.lazy,
-        "notes": [_diagnostic_json(d) for d in row.notes],
+        "notes": [diagnostic_json(d) for d in row.notes],
     }
 
 

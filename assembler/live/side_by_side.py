@@ -32,7 +32,7 @@ from ..clients import registry
 from ..clients.base import Client, default_policy, is_repository_agent
 from ..discovery.disk import Disk
 from ..errors import PolicyError, RequestError
-from ..model import Policy, Source, TokenCounter
+from ..model import Diagnostic, Policy, Source, TokenCounter
 from ..policy import load_policy
 from ..request import Options, PathLike, Request
 from .explain import Explanation, Row, Skip, Status, explain
@@ -65,6 +65,7 @@ class Cell(NamedTuple):
     cut_tokens: int = 0
     lazy: bool = False  # attached by a touch
     detail: str = ""
+    notes: tuple[Diagnostic, ...] = ()  # other findings of this agent's run about the file
 
     @property
     def whole(self) -> bool:
@@ -183,7 +184,7 @@ def _cell(row: Row) -> Cell:
     cut = sum(c.tokens for c in row.cuts)
     present = row.status in (Status.LOADED, Status.TRUNCATED)
     tokens = row.tokens if present else None
-    return Cell(row.status, row.path, row.skip, tokens, cut, row.lazy, row.detail)
+    return Cell(row.status, row.path, row.skip, tokens, cut, row.lazy, row.detail, row.notes)
 
 
 def _rank(cell: Cell) -> int:

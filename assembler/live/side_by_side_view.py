@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..display import dumps, shown
 from .explain import Skip, Status
-from .explain_view import STATUS_STYLE, make_console, unbroken, use_color
+from .explain_view import STATUS_STYLE, diagnostic_json, make_console, unbroken, use_color
 from .explain_view import folded as fold_path
 from .side_by_side import AgentRun, Cell, FileRow, Passage, SideBySide
 
@@ -76,6 +76,7 @@ def _file_json(row: FileRow, agents: Sequence[AgentRun]) -> dict[str, Any]:
                 "cut_tokens": cell.cut_tokens,
                 "lazy": cell.lazy,
                 "detail": cell.detail or None,
+                "notes": [diagnostic_json(d) for d in cell.notes],
             }
             for agent, cell in zip(agents, row.cells, strict=True)
         ],
@@ -212,7 +213,7 @@ def _files_table(result: SideBySide, color: bool, width: int) -> Table:
 
 
 def _details(result: SideBySide) -> list[str]:
-    """One line per cut or skip of a file some agent loads, by row number."""
+    """One line per other name, cut, skip and finding of a file some agent loads, by row."""
     out = []
     for i, row in enumerate(result.files, 1):
         for agent, cell in zip(result.agents, row.cells, strict=True):
@@ -222,6 +223,11 @@ def _details(result: SideBySide) -> list[str]:
                 )
             if cell.detail and not cell.whole:
                 out.append(f"{i:>3}  {shown(row.path)}: {agent.client}: {shown(cell.detail)}")
+            out += [
+                f"{i:>3}  {shown(row.path)}: {agent.client}: {n.severity.value}: "
+                f"{shown(n.message)} [{n.code}]"
+                for n in cell.notes
+            ]
     return out
 
 

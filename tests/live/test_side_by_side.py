@@ -304,6 +304,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
             "cut_tokens": 0,
             "lazy": False,
             "detail": None,
+            "notes": [],
             **extra,
         }
 
@@ -321,6 +322,13 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
         }
 
     cut = "cut 1 lines, 26 chars, 7 tokens: over the 120-character per-file limit"
+    over = {
+        "code": "CTX103",
+        "severity": "warning",
+        "path": "CLAUDE.md",
+        "message": "161 chars, over the 120-char limit; cut to 135: shorten it or move detail "
+        "elsewhere",
+    }
     assert data == {
         "version": 1,
         "cwd": str(project),
@@ -353,7 +361,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
                 "CLAUDE.md",
                 False,
                 cell("claude-code", "loaded", 32),
-                cell("duo", "truncated", 34, cut_tokens=7, detail=cut),
+                cell("duo", "truncated", 34, cut_tokens=7, detail=cut, notes=[over]),
             ),
             file("DUO.md", False, cell("claude-code", None, None), cell("duo", "loaded", 3)),
             file(
@@ -411,6 +419,8 @@ duo                3      96    7
 6  …/authentication-and-authorization-gateway/CLAUDE.md      attached     -
   1  CLAUDE.md: duo: cut 1 lines, 26 chars, 7 tokens: over the 120-character
 per-file limit
+  1  CLAUDE.md: duo: warning: 161 chars, over the 120-char limit; cut to 135:
+shorten it or move detail elsewhere [CTX103]
 files: 1 of 6 loaded whole by every agent
 
 text only some agents see: 7 paragraphs, 55 tokens
