@@ -19,7 +19,6 @@ lint or live packages: they ask the registry for it.
 from __future__ import annotations
 
 import enum
-import os
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -65,7 +64,7 @@ def is_repository_agent(client: Client) -> bool:
 def default_policy(client: Client) -> str:
     """The policy `client` runs with when only the client is named (`default_policy`)."""
     value = getattr(client, "default_policy", None)
-    return os.fspath(value) if isinstance(value, str | os.PathLike) else client.name
+    return str(value) if isinstance(value, str | Path) else client.name
 
 
 class Client(Protocol):

@@ -308,6 +308,7 @@ def _leaks(layout: Layout, run: Run) -> list[Problem]:
         if marker[-24:-12] not in stdout:
             continue
         lint = run.command.output in ("lint", "sarif") or run.command.args[0] == "lint"
+        lint = lint or "all" in run.command.args  # explain --policy all: findings on stdout
         text = run.stderr.decode("utf-8", "replace") + (stdout if lint else "")
         warnings = [
             line
