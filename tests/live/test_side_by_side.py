@@ -4,7 +4,9 @@ A second agent exists only in these tests: `duo` loads CLAUDE.md and DUO.md from
 root down to cwd, with a policy of its own that follows no import, keeps HTML comments and cuts
 each file at 120 characters. Against Claude Code on one tree the two disagree in every way the
 comparison reports: a file only one loads, an import only one follows, a cut in one (the rest
-of the file, and the paragraph it cuts in two), a comment only one strips.
+of the file, and the paragraph it cuts in two), a comment only one strips. Exact results name
+the agents they compare (`clients=`), so that other registered clients change nothing here;
+the command line is checked against the library for every agent.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from assembler.clients.base import FileRole, FormatContext, default_policy
 from assembler.discovery.context import Discovery, Run, ancestors
 from assembler.discovery.loader import Loader
 from assembler.live.explain import Skip
-from assembler.live.side_by_side import agent_policy, agents, side_by_side
+from assembler.live.side_by_side import SideBySide, agent_policy, agents, side_by_side
 from assembler.live.side_by_side_view import cell_words, json_text, show
 from assembler.model import Layer, Reason, Source, Why
 from assembler.tokens import text_stats
@@ -128,10 +130,15 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_the_agents_are_the_repository_agents_each_with_its_policy(duo: Duo) -> None:
-    assert [c.name for c in agents()] == ["claude-code", "duo"]  # not the bootstrap workspace
+    names = [c.name for c in agents()]
+    assert names == [c.name for c in registry.clients() if c.name != "bootstrap"]
+    assert (names[0], names[-1]) == ("claude-code", "duo")  # registry order
     assert default_policy(registry.get("claude-code")) == "claude-code"
     assert default_policy(duo) == duo.default_policy
     assert agent_policy(duo).name == "duo"
+
+
+PAIR = ("claude-code", "duo")
 
 
 def touched(project: Path) -> dict[str, Any]:
@@ -139,7 +146,7 @@ def touched(project: Path) -> dict[str, Any]:
 
 
 def test_files_and_paragraphs_where_the_agents_disagree(duo: Duo, project: Path) -> None:
-    result = side_by_side(project, **touched(project))
+    result = side_by_side(project, clients=PAIR, **touched(project))
     assert [a.client for a in result.agents] == ["claude-code", "duo"]
     assert [a.explanation.assembly.policy.name for a in result.agents] == ["claude-code", "duo"]
     files = [
@@ -178,7 +185,7 @@ def test_files_and_paragraphs_where_the_agents_disagree(duo: Duo, project: Path)
 
 
 def test_a_budget_cut_in_one_agent(duo: Duo, project: Path, tmp_path: Path) -> None:
-    result = side_by_side(project, max_tokens=100, **machine(tmp_path))
+    result = side_by_side(project, clients=PAIR, max_tokens=100, **machine(tmp_path))
     notes = next(r for r in result.files if r.path == "app/notes.md")
     assert [cell_words(c) for c in notes.cells] == ["dropped", "-"]
     assert notes.cells[0].skip is Skip.BUDGET
@@ -207,7 +214,7 @@ def test_two_agents_cut_one_paragraph_at_two_places(duo: Duo, project: Path) -> 
     build(tmp, {"trio.toml": DUO_POLICY.replace("duo", "trio").replace("120", "100")})
     registry.register(Trio(tmp / "trio.toml"))
     try:
-        result = side_by_side(project, **machine(tmp))
+        result = side_by_side(project, clients=(*PAIR, "trio"), **machine(tmp))
     finally:
         registry.unregister("trio")
     assert [[cell_words(c) for c in r.cells] for r in result.files[:1]] == [
@@ -240,7 +247,7 @@ def test_a_cut_in_a_file_another_agent_reads_under_another_name(tmp_path: Path) 
     build(tmp_path, {"solo.toml": DUO_POLICY.replace("duo", "solo")})
     registry.register(Solo(tmp_path / "solo.toml"))
     try:
-        result = side_by_side(repo, **machine(tmp_path))
+        result = side_by_side(repo, clients=("claude-code", "solo"), **machine(tmp_path))
     finally:
         registry.unregister("solo")
     assert [  # one file under two names: one row
@@ -274,8 +281,7 @@ def test_a_directory_where_no_agent_loads_anything(duo: Duo, tmp_path: Path) -> 
     data = json.loads(cli_explain(empty, "--policy", "all", "--json").output)
     assert (data["files"], data["drift"]) == ([], [])
     assert [(a["client"], a["sources"], a["tokens"]) for a in data["agents"]] == [
-        ("claude-code", 0, 0),
-        ("duo", 0, 0),
+        (c.name, 0, 0) for c in agents()
     ]
 
 
@@ -290,7 +296,7 @@ def test_a_client_whose_policy_runs_another_client(tmp_path: Path) -> None:
 
 
 def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
-    result = side_by_side(project, **touched(project))
+    result = side_by_side(project, clients=PAIR, **touched(project))
     data = json.loads(json_text(result))
     repo = str(project.parent)
 
@@ -398,7 +404,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
         ],
         "summary": {"files": 5, "shared_files": 1, "drift_paragraphs": 7, "drift_tokens": 55},
     }
-    assert json_text(side_by_side(project, **touched(project))) == json_text(result)
+    assert json_text(side_by_side(project, clients=PAIR, **touched(project))) == json_text(result)
 
 
 DEEP = "repo/app/src/features/authentication-and-authorization-gateway/"
@@ -464,16 +470,21 @@ def deep(project: Path) -> Path:
     return tmp / DEEP / "handler.py"
 
 
+def view(result: SideBySide, columns: int) -> str:
+    text = io.StringIO()
+    show(result, file=text, environ={"COLUMNS": str(columns)}, is_tty=False)
+    return text.getvalue()
+
+
 def test_the_text_view_at_80_columns(duo: Duo, project: Path, deep: Path) -> None:
-    result = cli_explain(project, "--policy", "all", "--touch", str(deep))
-    assert result.exit_code == 0, result.output
-    head, rest = result.output.split("touched: ", 1)  # the head names the (long) tmp path
+    result = side_by_side(project, clients=PAIR, touched=[deep], **machine(project.parent.parent))
+    output = view(result, 80)
+    head, rest = output.split("touched: ", 1)  # the head names the (long) tmp path
     assert " ".join(head.split()) == f"ctxasm explain: {project} (every agent: claude-code, duo)"
     lines = ("touched: " + rest).split("\n")
     assert "\n".join(line.rstrip() for line in lines) == AT_80
-    assert all(len(line) <= 80 for line in result.output.split("\n"))
-    assert "\x1b" not in result.output
-    assert cli_explain(project, "--client", "all", "--touch", str(deep)).output == result.output
+    assert all(len(line) <= 80 for line in output.split("\n"))
+    assert "\x1b" not in output
 
 
 @pytest.mark.parametrize(
@@ -488,11 +499,22 @@ def test_the_text_view_at_80_columns(duo: Duo, project: Path, deep: Path) -> Non
 def test_paths_never_wrap_they_fold_from_the_left(
     duo: Duo, project: Path, deep: Path, columns: int, path: str
 ) -> None:
-    output = cli_explain(project, "--policy", "all", "--touch", str(deep), columns=columns).output
+    result = side_by_side(project, clients=PAIR, touched=[deep], **machine(project.parent.parent))
+    output = view(result, columns)
     rows = [line.split() for line in output.split("\n") if line[:3] in ("5  ", "6  ")]
     assert rows[0][:2] == ["5", "app/src/CLAUDE.md" if columns > 40 else "…/src/CLAUDE.md"]
     assert rows[1] == ["6", path, "attached", "-"]
     assert all(len(line) <= columns for line in output.split("\n"))
+
+
+def test_the_command_line_shows_every_agent(duo: Duo, project: Path, deep: Path) -> None:
+    tmp = project.parent.parent
+    result = cli_explain(project, "--policy", "all", "--touch", str(deep))
+    assert result.exit_code == 0, result.output
+    assert result.output == view(side_by_side(project, touched=[deep], **machine(tmp)), 80)
+    every = ", ".join(c.name for c in agents())
+    assert f"(every agent: {every})" in " ".join(result.output.split("touched:")[0].split())
+    assert cli_explain(project, "--client", "all", "--touch", str(deep)).output == result.output
 
 
 def test_the_json_form_and_the_command_line(duo: Duo, project: Path) -> None:
