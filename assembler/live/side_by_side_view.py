@@ -58,6 +58,7 @@ def _agent_json(agent: AgentRun) -> dict[str, Any]:
         "max_tokens": e.budget,
         "errors": len(e.assembly.errors),
         "diagnostics": len(diagnostics),
+        "notes": [diagnostic_json(d) for d in e.notes],
     }
 
 
@@ -142,6 +143,9 @@ def show(result: SideBySide, *, file: TextIO, environ: Mapping[str, str], is_tty
     console.print(_files_table(result, color, width))
     for line in _details(result):
         say(line, "dim")
+    for agent in result.agents:  # what no file row explains (settings, rules directories)
+        for note in agent.explanation.notes:
+            say(f"{agent.client}: {note.line()}")
     shared = sum(1 for row in result.files if row.shared)
     say(f"files: {shared} of {len(result.files)} loaded whole by every agent")
     if not result.drift:

@@ -273,6 +273,30 @@ def test_a_cut_in_a_file_another_agent_reads_under_another_name(tmp_path: Path) 
     assert "  1  CLAUDE.md: solo: reads it as DUO.md\n" in text.getvalue()
 
 
+def test_findings_from_outside_the_project_are_named(duo: Duo, tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "outside.md": "Secret from outside.",
+            "repo/DUO.md": Link("../outside.md"),
+            "repo/CLAUDE.md": "Rules.",
+            "repo/.claude/settings.json": "{not json",
+        },
+    )
+    result = side_by_side(repo, clients=PAIR, **machine(tmp_path))
+    output = view(result, 200)
+    findings = [line for line in output.split("\n") if "[CTX" in line]
+    assert len(findings) == 2
+    assert findings[0].startswith("  2  DUO.md: duo: warning: ")
+    assert "from outside the project: ../outside.md;" in findings[0]
+    assert findings[0].endswith("[CTX801]")
+    assert findings[1].startswith("claude-code: .claude/settings.json: ")
+    data = json.loads(json_text(result))
+    assert [n["code"] for n in data["files"][1]["agents"][1]["notes"]] == ["CTX801"]
+    assert len(data["agents"][0]["notes"]) == 1 and data["agents"][1]["notes"] == []
+
+
 def test_a_directory_where_no_agent_loads_anything(duo: Duo, tmp_path: Path) -> None:
     empty = git_init(tmp_path / "repo" / "empty")  # home and managed: in tmp_path
     result = cli_explain(empty, "--policy", "all")
@@ -350,6 +374,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
                 "max_tokens": 0,
                 "errors": 0,
                 "diagnostics": 1,
+                "notes": [],
             },
             {
                 "client": "duo",
@@ -360,6 +385,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
                 "max_tokens": 0,
                 "errors": 0,
                 "diagnostics": 1,
+                "notes": [],
             },
         ],
         "files": [
