@@ -565,6 +565,7 @@ def _explain_command() -> click.Command:
         examples=(
             "ctxasm explain services/api",
             "ctxasm explain --touch src/app.ts --all",
+            "ctxasm explain --policy all --touch src/app.ts",
             "ctxasm explain --json | jq '.sources[] | select(.status == \"skipped\")'",
         ),
     )
