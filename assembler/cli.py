@@ -564,7 +564,6 @@ def _explain_command() -> click.Command:
         short_help="Show every candidate source and its fate.",
         examples=(
             "ctxasm explain services/api",
-            "ctxasm explain --touch src/app.ts --all",
             "ctxasm explain --policy all --touch src/app.ts",
             "ctxasm explain --json | jq '.sources[] | select(.status == \"skipped\")'",
         ),
