@@ -158,7 +158,7 @@ def side_by_side(
     request = Request.of(cwd, **options)
     if request.policy is not None:
         raise RequestError("policy: each agent runs with its own policy; leave it out")
-    chosen = agents() if clients is None else tuple(registry.get(n) for n in clients)
+    chosen = agents() if clients is None else tuple(map(registry.get, dict.fromkeys(clients)))
     if not chosen:
         raise RequestError("clients: no agent to compare; name at least one")
     runs = tuple(

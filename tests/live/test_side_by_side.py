@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from assembler import PolicyError, RequestError
 from assembler.cli import cli
@@ -558,6 +560,58 @@ def test_the_json_form_and_the_command_line(duo: Duo, project: Path) -> None:
     unknown = cli_explain(project, "--client", "nobody")
     assert unknown.exit_code == 2
     assert "ctxasm: nobody: no such client" in unknown.output
+
+
+# Paragraphs drawn from a few, so that agents and files share some and differ in others.
+PARAGRAPH = st.sampled_from(
+    ["Alpha rule.", "Beta rule,\nover two lines.", "<!-- note -->\nGamma.", "@notes.md", "Ω δ"]
+)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    root=st.lists(PARAGRAPH, max_size=6),
+    app=st.lists(PARAGRAPH, max_size=4),
+    limit=st.integers(min_value=1, max_value=90),
+    budget=st.sampled_from([0, 20, 60]),
+)
+def test_what_every_comparison_holds(
+    tmp_path_factory: pytest.TempPathFactory,
+    root: list[str],
+    app: list[str],
+    limit: int,
+    budget: int,
+) -> None:
+    """Whatever the text, limits and budget: each paragraph listed is seen by some agent and
+    not whole by all; who sees it and who does not make up every agent, once each; the files
+    are those some agent has in its context or dropped; the same run gives the same bytes."""
+    tmp = tmp_path_factory.mktemp("drift")
+    git_init(tmp / "repo")
+    build(tmp, {"duo.toml": DUO_POLICY.replace("120", str(limit))})
+    build(tmp, {"repo/CLAUDE.md": "\n\n".join(root), "repo/app/CLAUDE.md": "\n\n".join(app)})
+    build(tmp, {"repo/app/notes.md": "Alpha rule.", "repo/DUO.md": "\n\n".join(app[:1])})
+    client = Duo(tmp / "duo.toml")
+    registry.register(client)
+    try:
+        options = {"clients": PAIR, "max_tokens": budget, **machine(tmp)}
+        result = side_by_side(tmp / "repo" / "app", **options)
+        again = side_by_side(tmp / "repo" / "app", **options)
+    finally:
+        registry.unregister(client.name)
+    assert json_text(result) == json_text(again)
+    for passage in result.drift:
+        seen = [s.client for s in passage.seen]
+        assert seen and not (len(seen) == 2 and all(s.whole for s in passage.seen))
+        assert sorted([*seen, *passage.missed]) == sorted(PAIR)
+    in_context = {
+        s.path for a in result.agents for s in a.explanation.assembly.sources if not s.dropped
+    }
+    assert in_context <= {row.file for row in result.files}
+    assert all(any(c.status is not None for c in row.cells) for row in result.files)
 
 
 def _every_agent_on(cwd: Path, home: Path, managed: Path, touches: list[Path]) -> None:
