@@ -14,7 +14,9 @@ What disagrees is read from what each run gave, at two grains a team can act on:
   agents, or reaches some only in part, when the file rows do not already tell it: an import
   one agent inlines and another leaves as a line, the part of a file one agent cuts, comments
   one agent strips. A paragraph whose agents are exactly the agents that load its file(s) whole
-  is no news beyond the file row and is left out. Paragraphs are listed by the first file
+  is no news beyond the file row and is left out, and so is one whose every line the other
+  agents that load its file see there too (in paragraphs of their own: a comment one agent
+  keeps joins two lines the other sees apart). Paragraphs are listed by the first file
   they are in (in the files' order), then by their place in it.
 """
 
@@ -106,6 +108,7 @@ class Passage(NamedTuple):
     tokens: int
     seen: tuple[Sighting, ...]  # in agent order
     missed: tuple[str, ...]  # the agents that do not see it at all
+    line: str  # the line to look at: the first one an agent that loads its file lacks there
 
 
 class SideBySide(NamedTuple):
@@ -300,6 +303,7 @@ def _drift(
     loads = {row.file: {i for i, c in enumerate(row.cells) if c.present} for row in files}
     seen = _Seen({row.file: i for i, row in enumerate(files)})
     ends: list[tuple[str, int, str]] = []  # the last paragraph of each cut source
+    lines_in: dict[tuple[int, str], set[str]] = {}  # (agent, file) -> the lines it sees there
     for i, run in enumerate(runs):
         assembly = run.explanation.assembly
         for source in assembly.sources:
@@ -309,6 +313,7 @@ def _drift(
             file = names.of(source.path)
             for number, block in enumerate(blocks):
                 seen.add(block, i, file, number)
+                lines_in.setdefault((i, file), set()).update(block.split("\n"))
             if source.cuts and blocks:
                 ends.append((blocks[-1], i, file))
     for text, agent, where in ends:  # a cut mid-paragraph: the start of another's paragraph
@@ -323,12 +328,22 @@ def _drift(
         wheres = {f for _, fs in agents.values() for f in fs}
         if len(whole) == len(agents) and all(loads.get(f) == whole for f in wheres):
             continue  # exactly the agents that load its files: the file rows say it
+        others = set().union(*(loads.get(f, set()) for f in wheres)) - whole
+        lacking = [  # its lines some agent that loads one of its files does not see there
+            line
+            for line in text.split("\n")
+            if any(all(line not in lines_in.get((o, f), ()) for f in wheres) for o in others)
+        ]
+        if not lacking and len(whole) == len(agents):
+            continue  # every line reaches them all, in other paragraphs: the file rows say it
         sightings = tuple(
             Sighting(runs[i].client, agents[i][0], tuple(shown[i].get(f, f) for f in agents[i][1]))
             for i in sorted(agents)
         )
         missed = tuple(run.client for i, run in enumerate(runs) if i not in agents)
-        out.append(Passage(text, text.count("\n") + 1, counter(text), sightings, missed))
+        line = lacking[0] if lacking else text.split("\n", 1)[0]
+        passage = Passage(text, text.count("\n") + 1, counter(text), sightings, missed, line)
+        out.append(passage)
     return tuple(out)
 
 

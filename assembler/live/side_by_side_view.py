@@ -93,6 +93,7 @@ def _passage_json(passage: Passage) -> dict[str, Any]:
             {"client": s.client, "whole": s.whole, "files": list(s.files)} for s in passage.seen
         ],
         "missed": list(passage.missed),
+        "line": passage.line,
     }
 
 
@@ -250,7 +251,7 @@ def _passage_lines(number: int, passage: Passage, width: int) -> list[str]:
         for path in sighting.files:
             where.setdefault(path, []).append(sighting.client)
     files = ", ".join(f"{shown(path)} ({', '.join(who)})" for path, who in where.items())
-    first = passage.text.split("\n", 1)[0]
+    first = passage.line
     rest = passage.lines - 1
     more = f" (+{rest} line{'s' if rest != 1 else ''})" if rest else ""
     return [

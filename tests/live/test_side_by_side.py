@@ -170,7 +170,7 @@ def test_files_and_paragraphs_where_the_agents_disagree(duo: Duo, project: Path)
         ("duo", True, ("app/CLAUDE.md",)),
     )
     assert drift == [
-        ("Use the house style.", [claude], ("duo",)),  # Claude Code strips the comment ...
+        # Claude Code strips the comment (its "Use the house style." is in duo's paragraph) ...
         ("<!-- reviewers: keep this short -->\nUse the house style.", [duo_], ("claude-code",)),
         (  # ... duo's cut ends in the middle of this paragraph ...
             "Run the tests before you push; the suite takes about four minutes.",
@@ -182,7 +182,11 @@ def test_files_and_paragraphs_where_the_agents_disagree(duo: Duo, project: Path)
         ("@../shared.md", [app_claude], ("duo",)),
         ("Shared: outside the app.", [app_duo], ("claude-code",)),  # ... Claude Code refuses
     ]  # "Notes: ...": Claude Code in app/notes.md, duo inlined: the same text, no drift
-    assert result.drift_tokens == sum(p.tokens for p in result.drift) == 55
+    assert [p.line for p in result.drift][:2] == [  # the line to look at
+        "<!-- reviewers: keep this short -->",
+        "Run the tests before you push; the suite takes about four minutes.",
+    ]
+    assert result.drift_tokens == sum(p.tokens for p in result.drift) == 50
     assert not result.errors
 
 
@@ -262,7 +266,6 @@ def test_a_cut_in_a_file_another_agent_reads_under_another_name(tmp_path: Path) 
     drift = [(p.text, [(s.client, s.whole, s.files) for s in p.seen]) for p in result.drift]
     claude, solo = ("claude-code", True, ("CLAUDE.md",)), ("solo", True, ("DUO.md",))
     assert drift == [  # what differs in the text of the one file, each under its own name
-        ("Use the house style.", [claude]),
         ("<!-- reviewers: keep this short -->\nUse the house style.", [solo]),
         (
             "Run the tests before you push; the suite takes about four minutes.",
@@ -351,6 +354,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
             "tokens": tokens,
             "seen": [{"client": c, "whole": w, "files": [f]} for c, w, f in seen],
             "missed": missed,
+            "line": text.split("\n")[0],
         }
 
     cut = "cut 1 lines, 26 chars, 7 tokens: over the 120-character per-file limit"
@@ -410,7 +414,6 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
             ),
         ],
         "drift": [
-            passage("Use the house style.", 5, [("claude-code", True, "CLAUDE.md")], ["duo"]),
             passage(
                 "<!-- reviewers: keep this short -->\nUse the house style.",
                 14,
@@ -430,7 +433,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
                 "Shared: outside the app.", 6, [("duo", True, "app/CLAUDE.md")], ["claude-code"]
             ),
         ],
-        "summary": {"files": 5, "shared_files": 1, "drift_paragraphs": 7, "drift_tokens": 55},
+        "summary": {"files": 5, "shared_files": 1, "drift_paragraphs": 6, "drift_tokens": 50},
     }
     assert json_text(side_by_side(project, clients=PAIR, **touched(project))) == json_text(result)
 
@@ -457,26 +460,23 @@ per-file limit
 shorten it or move detail elsewhere [CTX103]
 files: 1 of 6 loaded whole by every agent
 
-text only some agents see: 7 paragraphs, 55 tokens
-  1  5 tokens: seen by claude-code; not by duo
-     in CLAUDE.md (claude-code)
-     > Use the house style.
-  2  14 tokens: seen by duo; not by claude-code
+text only some agents see: 6 paragraphs, 50 tokens
+  1  14 tokens: seen by duo; not by claude-code
      in CLAUDE.md (duo)
      > <!-- reviewers: keep this short --> (+1 line)
-  3  17 tokens: seen by claude-code; only its start by duo
+  2  17 tokens: seen by claude-code; only its start by duo
      in CLAUDE.md (claude-code, duo)
      > Run the tests before you push; the suite takes about four minutes.
-  4  6 tokens: seen by claude-code; not by duo
+  3  6 tokens: seen by claude-code; not by duo
      in CLAUDE.md (claude-code)
      > Never commit secrets.
-  5  3 tokens: seen by claude-code; not by duo
+  4  3 tokens: seen by claude-code; not by duo
      in app/CLAUDE.md (claude-code)
      > @notes.md
-  6  4 tokens: seen by claude-code; not by duo
+  5  4 tokens: seen by claude-code; not by duo
      in app/CLAUDE.md (claude-code)
      > @../shared.md
-  7  6 tokens: seen by duo; not by claude-code
+  6  6 tokens: seen by duo; not by claude-code
      in app/CLAUDE.md (duo)
      > Shared: outside the app.
 """
