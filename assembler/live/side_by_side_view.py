@@ -150,7 +150,7 @@ def show(result: SideBySide, *, file: TextIO, environ: Mapping[str, str], is_tty
     shared = sum(1 for row in result.files if row.shared)
     say(f"files: {shared} of {len(result.files)} loaded whole by every agent")
     if not result.drift:
-        say("text: every agent sees the same text of the files it loads")
+        say("text: agents that load the same file see the same text in it")
         return
     count = len(result.drift)
     console.print()

@@ -205,6 +205,10 @@ def test_only_the_clients_asked_for_and_never_a_policy(duo: Duo, project: Path) 
     assert [a.client for a in result.agents] == ["duo"]
     assert result.drift == ()  # one agent cannot disagree with itself
     assert [r.shared for r in result.files] == [False, True, True]  # its own cut: not whole
+    assert view(result, 80).endswith(
+        "files: 2 of 3 loaded whole by every agent\n"
+        "text: agents that load the same file see the same text in it\n"
+    )
     with pytest.raises(RequestError, match="each agent runs with its own policy"):
         side_by_side(project, policy="claude-code", **machine(project.parent.parent))
     with pytest.raises(RequestError, match="no agent to compare"):
