@@ -48,6 +48,25 @@ class FileRole(NamedTuple):
     load_dir: Path
 
 
+# Two optional members of the seam; a client without them gets the default:
+#   `repository_agent` (default True): False for a client that is no coding agent of a
+#     repository (the bootstrap seed's fixed workspace); `explain --policy all` leaves it out.
+#   `default_policy` (default: the client's name, a built-in policy in `policies/`): the
+#     policy it runs with when only the client is named (`explain --client NAME`, `--policy
+#     all`): a built-in policy's name or a policy TOML path.
+
+
+def is_repository_agent(client: Client) -> bool:
+    """Whether `client` models a coding agent started in a repository (`repository_agent`)."""
+    return getattr(client, "repository_agent", True) is not False
+
+
+def default_policy(client: Client) -> str:
+    """The policy `client` runs with when only the client is named (`default_policy`)."""
+    value = getattr(client, "default_policy", None)
+    return str(value) if isinstance(value, str | Path) else client.name
+
+
 class Client(Protocol):
     @property
     def name(self) -> str:
