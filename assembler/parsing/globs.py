@@ -232,19 +232,23 @@ class Excludes(NamedTuple):
 
 def excludes(patterns: Sequence[str]) -> Excludes:
     """Compile `claudeMdExcludes` patterns into one linear matcher of normalised absolute
-    paths. Brace expansion shares one budget of `EXCLUDE_PATTERN_BUDGET` patterns, and the
-    expanded patterns `GLOB_CHARS_BUDGET` characters."""
+    paths: a path is excluded when any pattern matches it, each tested on its own as
+    picomatch does, so `!x` matches every path `x` does not. Brace expansion shares one
+    budget of `EXCLUDE_PATTERN_BUDGET` patterns, and the expanded patterns
+    `GLOB_CHARS_BUDGET` characters."""
     import bracex
 
     refused: list[tuple[int, str]] = []
     regexes: list[str] = []
+    negated: list[str] = []  # one regex per `!` pattern (its expansion joined)
     budget, chars = EXCLUDE_PATTERN_BUDGET, GLOB_CHARS_BUDGET
     for index, pattern in enumerate(patterns):
         if len(pattern) > MAX_GLOB_CHARS:
             refused.append((index, f"longer than {MAX_GLOB_CHARS:,} characters"))
             continue
+        negate, body = _negation(pattern)
         try:
-            alternatives = bracex.expand(pattern, keep_escapes=True, limit=max(budget, 1))
+            alternatives = bracex.expand(body, keep_escapes=True, limit=max(budget, 1))
         except bracex.ExpansionLimitException:
             alternatives = []
         if not 0 < len(alternatives) <= budget:
@@ -262,13 +266,37 @@ def excludes(patterns: Sequence[str]) -> Excludes:
             continue
         budget -= len(alternatives)
         chars -= sum(map(len, alternatives))
-        regexes += [r for r in translated if r is not None]
-    if not regexes:
+        kept = [r for r in translated if r is not None]
+        if negate:
+            negated.append(_union(kept))
+        else:
+            regexes += kept
+    if not regexes and not negated:
         return Excludes(None, tuple(refused))
-    match = _compile("(?s:" + "|".join(f"(?:{r})" for r in regexes) + r")\z")
-    if match is None:  # within the limits RE2 compiles them; say so should it not
+    match = _compile(_union(regexes)) if regexes else None
+    others = [_compile(r) for r in negated]
+    if (regexes and match is None) or None in others:  # within the limits RE2 compiles them
         return Excludes(None, (*refused, *((i, "refused by RE2") for i in range(len(patterns)))))
-    return Excludes(lambda path: match(posixpath.normpath(path)), tuple(refused))
+    unless = [m for m in others if m is not None]
+
+    def excluded(path: str) -> bool:
+        normal = posixpath.normpath(path)
+        return (match is not None and match(normal)) or not all(m(normal) for m in unless)
+
+    return Excludes(excluded, tuple(refused))
+
+
+def _union(regexes: Sequence[str]) -> str:
+    return "(?s:" + "|".join(f"(?:{r})" for r in regexes) + r")\z"
+
+
+def _negation(pattern: str) -> tuple[bool, str]:
+    """(whether picomatch negates `pattern`, the glob that is left): leading `!`s, not one
+    opening a `!(...)` extglob, an odd number of them negating."""
+    count = 0
+    while pattern.startswith("!", count) and not pattern.startswith("(", count + 1):
+        count += 1
+    return count % 2 == 1, pattern[count:]
 
 
 class _Unsupported(Exception):
