@@ -14,15 +14,7 @@
 'use strict'
 const ignore = require('ignore')
 
-let seed = 20261130
-const rand = () => { // mulberry32
-  seed = (seed + 0x6D2B79F5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-const pick = list => list[Math.floor(rand() * list.length)]
-const chance = p => rand() < p
+const {rand, pick, chance} = require('./random')(20261130)
 
 // The client's splitPathInFrontmatter / expandBraces, as SPEC section 4 describes them.
 const expandBraces = pattern => {

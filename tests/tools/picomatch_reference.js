@@ -12,14 +12,7 @@
 'use strict'
 const picomatch = require('picomatch')
 
-let seed = 9
-const rand = () => { // mulberry32
-  seed = (seed + 0x6D2B79F5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-const pick = list => list[Math.floor(rand() * list.length)]
+const {rand, pick} = require('./random')(9)
 
 const GLOBS = ['**/CLAUDE.md', '**/a/b/c/CLAUDE.md', '/p/**', '/p/a/**', '/h/.claude/CLAUDE.md',
   '**/.claude/**', '/p/*.md', '/p/a/*/CLAUDE.md', '**/{a,b}/CLAUDE.md', '**/CLAUDE.local.md',
