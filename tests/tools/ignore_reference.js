@@ -3,8 +3,9 @@
 // Claude Code splits a rule's `paths:` at top-level commas, expands `{a,b}` braces, drops a
 // trailing `/**` and empty patterns, then asks `ignore().add(patterns).ignores(relative)`
 // with ignore's defaults (case-insensitive). Claude Code 2.1.88 bundles ignore 7.0.5
-// byte for byte; a pattern whose regex JavaScript refuses matches nothing (the client
-// since 2.1.207), so it is left out of the list here.
+// byte for byte; 2.1.332 carries its own port of it, which decides every line of the data
+// alike. A pattern whose regex JavaScript refuses matches nothing (the client since
+// 2.1.207), so it is left out of the list here.
 //
 // Regenerate (node and npm needed here only, never in CI):
 //   npm install --prefix /tmp/ignore-ref ignore@7.0.5
