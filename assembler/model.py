@@ -133,6 +133,17 @@ class Source(NamedTuple):
     lazy: bool = False
     dropped: bool = False
 
+    @property
+    def read_attached(self) -> bool:
+        """Attached when the agent read a file (lazy loading), not loaded at start: the same
+        file may be both, as the client attaches again what it only loaded at start."""
+        return self.layer is Layer.SUBDIRECTORY
+
+    @property
+    def key(self) -> tuple[str, bool]:
+        """What tells the sources of one assembly apart: the path, and `read_attached`."""
+        return self.path, self.read_attached
+
 
 class Skill(NamedTuple):
     """One listed skill: what the skills index shows, and where its full text is."""

@@ -98,7 +98,7 @@ class Client(Protocol):
         self, run: Run, state: object, target: Path, already: Collection[str]
     ) -> Discovery | None:
         """What the agent attaches when it reads `target` (`state`: what `discover` kept;
-        `already`: paths loaded before); None when this agent loads nothing lazily."""
+        `already`: paths earlier reads attached); None when this agent loads nothing lazily."""
 
     def classify(self, path: Path) -> FileRole | None:
         """What `path` (absolute) is to this agent, or None when it is not one of its files."""

@@ -3,9 +3,10 @@
 For each directory from cwd+1 down to the touched file's directory: `CLAUDE.md`,
 `.claude/CLAUDE.md`, `CLAUDE.local.md`, then unconditional `.claude/rules` (local *before*
 rules here); then every conditional rule whose `paths` match the touched file, in directory
-order (managed, user, root down to the touched file's directory). A file already loaded at
-start, or attached for an earlier touch, is not attached again. Nested files do not get
-external imports approved.
+order (managed, user, root down to the touched file's directory). A file attached for an
+earlier touch is not attached again; a file loaded at start is (an import of a start file
+reached by a read comes back, with its imports), as the client skips only what earlier reads
+attached. Nested files do not get external imports approved.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def resolve_touched(path: str | os.PathLike[str], disk: Disk) -> Path:
 
 
 def touch(run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]) -> Discovery:
-    """The sources newly attached when the agent reads `target`, in the client's order."""
+    """The sources newly attached when the agent reads `target`, in the client's order;
+    `already`: the paths earlier reads attached (not those loaded at start)."""
     ctx = run.context
     exclude = exclude_matcher(setup.settings.excludes, run.disk).excluded
     loader = Loader(run, exclude=exclude)

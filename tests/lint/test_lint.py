@@ -316,6 +316,17 @@ def test_ctx305_dead_glob(tmp_path: Path) -> None:
     assert codes_for(tmp_path, [".claude/rules/r.md"]) == []
 
 
+def test_ctx305_matches_as_the_client_does_case_and_parents(tmp_path: Path) -> None:
+    """The dead-glob check asks what the client asks (the npm `ignore` package): `*.TS`
+    matches `b.ts`, and `docs/` matches the files below a directory `docs`."""
+    rule = "---\npaths:\n  - src/**/*.TS\n  - docs/\n  - '[é-a]*'\n---\nrule\n"
+    repo = make(
+        tmp_path, {"repo/.claude/rules/r.md": rule, "repo/src/a/b.ts": "", "repo/docs/x.md": ""}
+    )
+    _git(repo, "add", "-A")
+    assert codes_for(tmp_path, [".claude/rules/r.md"]) == [("CTX304", ".claude/rules/r.md", 2)]
+
+
 def test_ctx601_context_over_budget(tmp_path: Path) -> None:
     make(tmp_path, {"repo/CLAUDE.md": "word " * 400, "home/.claude/CLAUDE.md": "mine " * 100})
     over = lint(

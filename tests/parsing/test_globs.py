@@ -1,13 +1,13 @@
-"""`parsing.globs`: linear matchers with the semantics of pathspec (gitignore) and wcmatch
-(`claudeMdExcludes`), compared with those libraries on generated patterns and paths."""
+"""`parsing.globs`: linear matchers with the semantics of wcmatch (`claudeMdExcludes`),
+compared with it on generated patterns and paths (`paths:` globs against the npm `ignore`
+package: `test_globs_ignore.py`)."""
 
 from __future__ import annotations
 
 import time
 
-import pathspec
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from wcmatch import glob as wcglob
 
@@ -42,17 +42,6 @@ def test_excludes_match_as_wcmatch_does(pattern: str, path: str) -> None:
     compiled = globs.excludes([pattern])
     assert compiled.match is not None, compiled.refused
     assert compiled.match("/" + path) == wcglob.globmatch("/" + path, [pattern], flags=WC_FLAGS)
-
-
-@pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")
-@settings(max_examples=600, deadline=None)
-@given(patterns.map(lambda p: p.lstrip("/").replace("{a,b}", "a")), paths)
-@example("*/", "a/a")  # pathspec searches: `*/` is the regex `/`, anywhere in the path
-def test_gitignore_matches_as_pathspec_does(pattern: str, path: str) -> None:
-    spec = pathspec.GitIgnoreSpec.from_lines([pattern], backend="simple")
-    compiled = globs.gitignore(pattern)
-    ours = compiled.match is not None and compiled.match(path)
-    assert ours == spec.match_file(path)
 
 
 @pytest.mark.parametrize(
