@@ -2,8 +2,10 @@
 
 Two dialects are matched: gitignore globs (`paths:` of rules and skills, lint's dead-glob
 check; pathspec's `GitIgnoreSpec` semantics) and `claudeMdExcludes` (picomatch `{dot: true}`
-over absolute paths, as wcmatch's `GLOBSTAR | BRACE | DOTGLOB | EXTGLOB` reads them). Both
-compile to RE2 (google-re2), whose matching is linear in the path: a backtracking engine
+over absolute paths, as wcmatch's `GLOBSTAR | BRACE | DOTGLOB | EXTGLOB` reads them). The
+workspace globs of Cursor (`globs:`) and Copilot (`applyTo:`), relative to a directory with
+`*` inside one segment (`src/*.py` is not recursive, `*.py` only at the top), are the second
+dialect anchored at their directory (`workspace`). All compile to RE2 (google-re2), whose matching is linear in the path: a backtracking engine
 takes exponential time on globs such as `*a*a*...*a*z` or `+(a|aa)z`, so a repository could
 hang `render --touch` and lint with one line.
 
@@ -181,6 +183,30 @@ def excludes(patterns: Sequence[str]) -> Excludes:
     if match is None:  # within the limits RE2 compiles them; say so should it not
         return Excludes(None, (*refused, *((i, "refused by RE2") for i in range(len(patterns)))))
     return Excludes(lambda path: match(posixpath.normpath(path)), tuple(refused))
+
+
+# --- workspace globs (Cursor `globs:`, Copilot `applyTo:`) --------------------------------
+
+_GLOB_SPECIAL = frozenset("*?[]{}()!@+\\,")
+
+
+def workspace(patterns: Sequence[str], base_dir: str) -> Excludes:
+    """Globs relative to `base_dir`, as VS Code-family tools read them: `*` and `?` inside one
+    segment, `**` any number of segments, braces, dotfiles matched. Each pattern is anchored
+    at `base_dir` (its characters escaped) and compiled as an absolute `claudeMdExcludes`
+    pattern, so one translation serves every dialect. A leading `./` or `/` is dropped (a
+    glob of a workspace is relative to it). `refused` indexes `patterns`; the matcher takes
+    absolute paths."""
+    prefix = "".join("\\" + c if c in _GLOB_SPECIAL else c for c in posixpath.normpath(base_dir))
+    prefix = prefix.rstrip("/")
+    anchored, index = [], []
+    for i, pattern in enumerate(patterns):
+        relative = pattern.removeprefix("./").lstrip("/")
+        if relative:  # an empty glob matches nothing
+            anchored.append(f"{prefix}/{relative}")
+            index.append(i)
+    compiled = excludes(anchored)
+    return compiled._replace(refused=tuple((index[i], why) for i, why in compiled.refused))
 
 
 class _Unsupported(Exception):
