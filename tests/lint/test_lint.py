@@ -206,6 +206,65 @@ CASES: dict[str, tuple[Files, Files, str]] = {
         {"repo/case/CLAUDE.md": "See @../case/x.md\n", "repo/case/x.md": "x\n"},
         "case/CLAUDE.md",
     ),
+    # Cursor's and Copilot's own checks (tests/clients/test_cursor.py and test_copilot.py).
+    "CTX924": (
+        {"repo/.cursor/rules/style.md": "Use tabs.\n"},
+        {"repo/.cursor/rules/style.mdc": "---\nalwaysApply: true\n---\nUse tabs.\n"},
+        ".cursor/rules/style.md|.cursor/rules/style.mdc",
+    ),
+    "CTX925": (
+        {"repo/.cursor/rules/a.mdc": "---\npaths: src/**\n---\nText.\n"},
+        {"repo/.cursor/rules/a.mdc": "---\nglobs: src/**\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX926": (
+        {"repo/.cursor/rules/a.mdc": '---\nalwaysApply: "true"\n---\nText.\n'},
+        {"repo/.cursor/rules/a.mdc": "---\nalwaysApply: true\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX927": (
+        {"repo/.cursor/rules/a.mdc": "---\nglobs: {a: 1}\n---\nText.\n"},
+        {"repo/.cursor/rules/a.mdc": "---\nglobs: [src/*.ts, lib/**]\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX928": (
+        {"repo/.cursor/rules/a.mdc": "---\ndescription: [a, b]\n---\nText.\n"},
+        {"repo/.cursor/rules/a.mdc": "---\ndescription: Database work\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX932": (
+        {"repo/.github/instructions/a.instructions.md": "Text.\n"},
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "**"\n---\nText.\n'},
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX935": (
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "**"\nglobs: x\n---\nT\n'},
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "**"\nname: x\n---\nT\n'},
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX936": (
+        {"repo/.github/instructions/a.instructions.md": "---\napplyTo: [a, b]\n---\nText.\n"},
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "a,b"\n---\nText.\n'},
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX937": (
+        {
+            "repo/.github/instructions/a.instructions.md": (
+                '---\napplyTo: "**"\nexcludeAgent: "review"\n---\nText.\n'
+            )
+        },
+        {
+            "repo/.github/instructions/a.instructions.md": (
+                '---\napplyTo: "**"\nexcludeAgent: "code-review"\n---\nText.\n'
+            )
+        },
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX938": (
+        {"repo/.github/copilot-instructions.md": "word " * 801},
+        {"repo/.github/copilot-instructions.md": "word " * 799},
+        ".github/copilot-instructions.md",
+    ),
 }
 
 
