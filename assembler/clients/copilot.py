@@ -265,7 +265,7 @@ def _path_specific(loader: Loader, base: str, waiting: list[rf.Waiting]) -> list
             loader.note(
                 codes.COPILOT_APPLY_TO,
                 found.path,
-                f"applyTo {rf.patterns_shown(patterns)} (relative to {loader.display(base)}); "
+                f"applyTo {rf.patterns_shown(patterns)} (relative to {loader.display(base)}/); "
                 "attached when the agent works on a matching file",
             )
     return out

@@ -121,7 +121,7 @@ class _Walk:
                     codes.CURSOR_AUTO,
                     found.path,
                     f"auto-attached rule: globs {rf.patterns_shown(rule.globs.patterns)} "
-                    f"(relative to {loader.display(directory)}); attached when the agent "
+                    f"(relative to {loader.display(directory)}/); attached when the agent "
                     "reads a matching file",
                 )
             elif rule.kind is Kind.REQUESTED:
