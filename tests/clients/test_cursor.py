@@ -129,7 +129,7 @@ def test_always_apply_must_be_a_boolean(tmp_path: Path) -> None:
 
 
 def test_rule_kinds_follow_the_frontmatter() -> None:
-    kinds = {
+    kinds: dict[str, tuple[dict[str, object], cursor.Kind]] = {
         "always": ({"alwaysApply": True, "globs": "x"}, cursor.Kind.ALWAYS),
         "string true": ({"alwaysApply": "true"}, cursor.Kind.MANUAL),
         "globs list": ({"globs": ["a/*.py", "b/**"]}, cursor.Kind.AUTO),
