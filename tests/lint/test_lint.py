@@ -794,3 +794,22 @@ def test_whole_repository_lint_checks_the_ignored_files_an_agent_reads(tmp_path:
         in text.stderr
     )
     assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)
+
+
+def test_an_agents_md_in_a_skill_folder_is_a_reference_not_held_to_200_lines(
+    tmp_path: Path,
+) -> None:
+    make(
+        tmp_path,
+        {
+            "repo/.claude/skills/review/SKILL.md": "---\nname: review\n---\nReview.\n",
+            "repo/.claude/skills/review/AGENTS.md": lines(230),
+            "repo/.agents/skills/deploy/docs/AGENTS.md": lines(230),
+            "repo/pkg/AGENTS.md": lines(230),
+        },
+    )
+    targets = [".claude/skills/review/AGENTS.md", ".agents/skills/deploy/docs/AGENTS.md"]
+    assert codes_for(tmp_path, [*targets, "pkg/AGENTS.md"]) == [("CTX101", "pkg/AGENTS.md", 201)]
+    whole = lint(base=tmp_path / "repo", **machine(tmp_path))
+    assert [(f.code, f.path) for f in whole.findings] == [("CTX101", "pkg/AGENTS.md")]
+    assert set(targets) <= set(whole.files)  # still checked (secrets, tags), as references
