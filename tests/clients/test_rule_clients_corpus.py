@@ -8,6 +8,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,7 @@ OWN = {
 def test_each_corpus_tree(name: str, policy: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         laid = lay_out(CORPUS / name, Path(tmp))
-        machine = {"home": laid.home, "managed_dir": laid.managed, "environ": {}}
+        machine: dict[str, Any] = {"home": laid.home, "managed_dir": laid.managed, "environ": {}}
         samples = (CORPUS / name / "sample_files.txt").read_text().splitlines()[:8]
         touched = [laid.repo / s for s in samples if s and not os.path.isabs(s)]
         deepest = max((p.parent for p in touched), key=lambda p: len(p.parts), default=laid.repo)
@@ -64,7 +65,7 @@ def test_trigger_dev_cursor_rules_sort_into_their_kinds() -> None:
         pytest.skip("tree not in the corpus")
     with tempfile.TemporaryDirectory() as tmp:
         laid = lay_out(CORPUS / name, Path(tmp))
-        machine = {"home": laid.home, "managed_dir": laid.managed, "environ": {}}
+        machine: dict[str, Any] = {"home": laid.home, "managed_dir": laid.managed, "environ": {}}
         a = assemble(laid.repo, policy="cursor", **machine)
         assert [s.display for s in a.sources] == [
             ".cursor/rules/executing-commands.mdc",
