@@ -31,7 +31,7 @@ from ..discovery.context import Discovery, Run
 from ..discovery.lazy import attached
 from ..discovery.loader import Loaded, Loader
 from ..discovery.skills import is_skill_file
-from ..model import Layer, Reason, Why
+from ..model import Layer, Reason, Source, Why
 from ..parsing import frontmatter as fm
 from . import rulefiles as rf
 from .base import FileKind, FileNote, FileRole, FormatContext
@@ -99,11 +99,13 @@ class Copilot:
         wide = Reason(why, "repository-wide instructions")
         out = loader.load(os.path.join(root, REPOSITORY_WIDE), Layer.PROJECT, wide, False)
         waiting: list[rf.Waiting] = []
+        pending: list[Source] = []
         for base in dict.fromkeys((root, cwd)):
-            out += _path_specific(loader, base, waiting)
+            out += _path_specific(loader, base, waiting, pending)
         out += _nearest_agents(loader, rf.scope_dirs(root, cwd), cwd)
         sources = tuple(item.source for item in out)
-        return Discovery(sources, tuple(loader.diagnostics), state=CopilotState(tuple(waiting)))
+        state = CopilotState(tuple(waiting))
+        return Discovery(sources, tuple(loader.diagnostics), tuple(pending), state=state)
 
     def touch(
         self, run: Run, state: object, target: Path, already: Collection[str]
@@ -114,13 +116,7 @@ class Copilot:
         if at is None:
             return Discovery((), tuple(loader.diagnostics))
         shown = loader.display(at)
-        found: list[Loaded] = []
-        for rule in state.waiting:
-            pattern = rf.matching(rule, at)
-            if pattern is not None:
-                text = f"applyTo: {rf.patterns_shown([pattern])} matched {shown}"
-                reason = Reason(Why.RULE_MATCHED, text, pattern=pattern, touched=shown)
-                found += rf.load_lazily(loader, rule.path, reason, rule.found_in)
+        found = rf.attach_matching(loader, state.waiting, at, shown)
         root = str(run.context.project_root)
         for directory in reversed(rf.scope_dirs(root, os.path.dirname(at))):
             path = os.path.join(directory, AGENTS)
@@ -220,7 +216,9 @@ def _instruction_notes(text: str, data: Mapping[str, Any], base_dir: str) -> lis
     return out
 
 
-def _path_specific(loader: Loader, base: str, waiting: list[rf.Waiting]) -> list[Loaded]:
+def _path_specific(
+    loader: Loader, base: str, waiting: list[rf.Waiting], pending: list[Source]
+) -> list[Loaded]:
     """The `.github/instructions` files of `base`: those for all files load now, those with
     other globs wait for a touched file, the rest are noted."""
     directory = os.path.join(base, INSTRUCTIONS)
@@ -251,6 +249,7 @@ def _path_specific(loader: Loader, base: str, waiting: list[rf.Waiting]) -> list
             out += loader.load(found.path, Layer.PROJECT, reason, False, found_in=directory)
             continue
         loader.trace(found.path, Layer.PROJECT, Reason(Why.RULE, f"instructions in {where}"))
+        pending.append(rf.pending(loader, found))
         if AGENT in info.excluded:
             loader.note(
                 codes.COPILOT_EXCLUDED,

@@ -33,7 +33,7 @@ from ..discovery.context import Discovery, Run
 from ..discovery.lazy import attached
 from ..discovery.loader import Loaded, Loader
 from ..discovery.skills import is_skill_file
-from ..model import Layer, Reason, Why
+from ..model import Layer, Reason, Source, Why
 from ..parsing import frontmatter as fm
 from . import rulefiles as rf
 from .base import FileKind, FileNote, FileRole, FormatContext
@@ -96,6 +96,7 @@ class _Walk:
         self.waiting: list[rf.Waiting] = []
         self.requested: list[tuple[str, str]] = []
         self.roots: list[str] = []
+        self.pending: list[Source] = []
 
     def rules(self, directory: str, *, lazy: bool, on_the_way: str = "") -> list[Loaded]:
         loader = self.loader
@@ -112,6 +113,7 @@ class _Walk:
                 out += loader.load(found.path, layer, reason, False, lazy=lazy, found_in=rules_dir)
                 continue
             loader.trace(found.path, Layer.PROJECT, Reason(Why.RULE, f"rule in {shown_dir}"))
+            self.pending.append(rf.pending(loader, found))
             name = Path(found.path).name.removesuffix(SUFFIX)
             if rule.kind is Kind.AUTO:
                 self.waiting.append(
@@ -205,7 +207,7 @@ class Cursor:
         index = rf.index_source(walk.requested, walk.roots, run.counter, INDEX)
         sources = (*(item.source for item in out), *((index,) if index else ()))
         state = CursorState(tuple(scoped), tuple(walk.waiting))
-        return Discovery(sources, tuple(loader.diagnostics), state=state)
+        return Discovery(sources, tuple(loader.diagnostics), tuple(walk.pending), state=state)
 
     def touch(
         self, run: Run, state: object, target: Path, already: Collection[str]
@@ -227,17 +229,7 @@ class Cursor:
                 touched=shown,
             )
             found += rf.load_lazily(loader, os.path.join(directory, AGENTS), reason)
-        for rule in (*state.waiting, *walk.waiting):
-            pattern = rf.matching(rule, at)
-            if pattern is None:
-                continue
-            reason = Reason(
-                Why.RULE_MATCHED,
-                f"globs: {rf.patterns_shown([pattern])} matched {shown}",
-                pattern=pattern,
-                touched=shown,
-            )
-            found += rf.load_lazily(loader, rule.path, reason, rule.found_in)
+        found += rf.attach_matching(loader, (*state.waiting, *walk.waiting), at, shown)
         return Discovery(attached(found, already, run), tuple(loader.diagnostics))
 
     def classify(self, path: Path) -> FileRole | None:

@@ -107,6 +107,16 @@ def rule_files_in(loader: Loader, directory: str, suffix: str, what: str) -> Ite
             yield Found(path, directory, parsed)
 
 
+def pending(loader: Loader, found: Found) -> Source:
+    """A rule that is not loaded at start, as a source (`Discovery.conditional`: `--out`
+    must not overwrite it, as it must not overwrite Claude Code's conditional rules)."""
+    reason = Reason(Why.RULE, "not loaded at start")
+    return text_source(
+        Layer.PROJECT, found.path, loader.display(found.path), reason, found.parsed.stripped,
+        loader.policy.tag_for(Layer.PROJECT), loader.counter,
+    )  # fmt: skip
+
+
 def touch_target(loader: Loader, run: Run, target: Path) -> str | None:
     """The touched path when the workspace holds it (the agent works on any file of its
     workspace); else None, and noted."""
@@ -117,6 +127,21 @@ def touch_target(loader: Loader, run: Run, target: Path) -> str | None:
         codes.TOUCH_OUTSIDE, str(target), "outside the workspace; the agent attaches nothing"
     )
     return None
+
+
+def attach_matching(
+    loader: Loader, rules: Sequence[Waiting], target: str, shown_target: str
+) -> list[Loaded]:
+    """Each rule of `rules` whose globs match `target`, attached, with the glob that did."""
+    out: list[Loaded] = []
+    for rule in rules:
+        pattern = matching(rule, target)
+        if pattern is None:
+            continue
+        text = f"{rule.key}: {patterns_shown([pattern])} matched {shown_target}"
+        reason = Reason(Why.RULE_MATCHED, text, pattern=pattern, touched=shown_target)
+        out += load_lazily(loader, rule.path, reason, rule.found_in)
+    return out
 
 
 def load_lazily(

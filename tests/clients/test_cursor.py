@@ -238,3 +238,21 @@ def test_lint_checks_cursor_files_for_cursor(tmp_path: Path, repo: Path) -> None
         ("docs/.cursor/rules/ok.mdc", 201, "CTX101"),
     ]
     assert ".cursorrules" in result.files and "pkg/api/.cursor/rules/api.mdc" in result.files
+
+
+def test_render_out_refuses_a_rule_that_waits_for_a_touch(tmp_path: Path, repo: Path) -> None:
+    target = repo / ".cursor" / "rules" / "web" / "react.mdc"
+    before = target.read_text()
+    args = [
+        "--policy",
+        "cursor",
+        "--home",
+        str(tmp_path / "h"),
+        "--managed-dir",
+        str(tmp_path / "m"),
+    ]
+    result = CliRunner().invoke(
+        cli, ["render", str(repo), *args, "--out", str(target)], catch_exceptions=False
+    )
+    assert result.exit_code == 2 and "source" in result.stderr
+    assert target.read_text() == before
