@@ -260,7 +260,9 @@ def _path_specific(
             code = codes.COPILOT_APPLY_TO_INVALID if apply_to else codes.COPILOT_NO_APPLY_TO
             loader.note(code, found.path, "no usable applyTo: never applied by itself")
         else:
-            waiting.append(rf.Waiting(found.path, directory, base, patterns, "applyTo"))
+            waiting.append(
+                rf.Waiting(found.path, directory, base, patterns, "applyTo", apply_to.match)
+            )
             loader.note(
                 codes.COPILOT_APPLY_TO,
                 found.path,

@@ -116,9 +116,11 @@ class _Walk:
             self.pending.append(rf.pending(loader, found))
             name = Path(found.path).name.removesuffix(SUFFIX)
             if rule.kind is Kind.AUTO:
-                self.waiting.append(
-                    rf.Waiting(found.path, rules_dir, directory, rule.globs.patterns, "globs")
+                globs = rule.globs
+                waiting = rf.Waiting(
+                    found.path, rules_dir, directory, globs.patterns, "globs", globs.match
                 )
+                self.waiting.append(waiting)
                 loader.note(
                     codes.CURSOR_AUTO,
                     found.path,

@@ -43,6 +43,7 @@ class Waiting(NamedTuple):
     base_dir: str  # what its globs are relative to
     patterns: tuple[str, ...]
     key: str  # the frontmatter key that holds them (`globs`, `applyTo`)
+    match: compiled.Matcher | None = None  # all of `patterns` at once (absolute paths)
 
 
 class GlobList(NamedTuple):
@@ -52,6 +53,12 @@ class GlobList(NamedTuple):
     patterns: tuple[str, ...]
     malformed: bool = False
     refused: tuple[tuple[str, str], ...] = ()
+    match: compiled.Matcher | None = None  # all of `patterns` at once (absolute paths)
+
+
+# The globs one rule may list (Claude Code's budget for one rule's `paths:`, 1,000 patterns);
+# a 4 MiB file of commas would otherwise make a million globs and as many diagnostics.
+MAX_GLOBS = 1000
 
 
 def glob_list(value: object, base_dir: str, *, lists: bool) -> GlobList:
@@ -63,14 +70,22 @@ def glob_list(value: object, base_dir: str, *, lists: bool) -> GlobList:
     if not (isinstance(value, str) or listed):
         return GlobList((), value is not None)
     raw = fm.split_patterns(value)
-    refused = compiled.workspace(raw, base_dir).refused
-    bad = {i for i, _ in refused}
+    over = len(raw) - MAX_GLOBS
+    raw = raw[:MAX_GLOBS]
+    found = compiled.workspace(raw, base_dir)
+    bad = {i for i, _ in found.refused}
     kept = tuple(p for i, p in enumerate(raw) if i not in bad)
-    return GlobList(kept, False, tuple((raw[i], why) for i, why in refused))
+    refused = [(raw[i], why) for i, why in found.refused]
+    if over > 0:
+        refused.append((f"{over:,} more", f"past the {MAX_GLOBS:,} globs one rule may list"))
+    return GlobList(kept, False, tuple(refused), found.match)
 
 
 def matching(rule: Waiting, target: str) -> str | None:
-    """The first glob of `rule` that matches the absolute `target`, or None."""
+    """The first glob of `rule` that matches the absolute `target`, or None (one match of
+    all its globs at once first: most rules match most files not)."""
+    if rule.match is None or not rule.match(target):
+        return None
     for pattern in rule.patterns:
         match = compiled.workspace([pattern], rule.base_dir).match
         if match is not None and match(target):

@@ -187,26 +187,33 @@ def excludes(patterns: Sequence[str]) -> Excludes:
 
 # --- workspace globs (Cursor `globs:`, Copilot `applyTo:`) --------------------------------
 
-_GLOB_SPECIAL = frozenset("*?[]{}()!@+\\,")
-
 
 def workspace(patterns: Sequence[str], base_dir: str) -> Excludes:
     """Globs relative to `base_dir`, as VS Code-family tools read them: `*` and `?` inside one
-    segment, `**` any number of segments, braces, dotfiles matched. Each pattern is anchored
-    at `base_dir` (its characters escaped) and compiled as an absolute `claudeMdExcludes`
-    pattern, so one translation serves every dialect. A leading `./` or `/` is dropped (a
-    glob of a workspace is relative to it). `refused` indexes `patterns`; the matcher takes
-    absolute paths."""
-    prefix = "".join("\\" + c if c in _GLOB_SPECIAL else c for c in posixpath.normpath(base_dir))
-    prefix = prefix.rstrip("/")
+    segment, `**` any number of segments, braces, dotfiles matched. Each pattern is compiled
+    as an absolute `claudeMdExcludes` pattern rooted at `/`, so one translation serves every
+    dialect, and the matcher takes an absolute path, matched as its path below `base_dir`
+    (nothing outside it matches). A leading `./` or `/` is the directory itself. `refused`
+    indexes `patterns`."""
     anchored, index = [], []
     for i, pattern in enumerate(patterns):
         relative = pattern.removeprefix("./").lstrip("/")
         if relative:  # an empty glob matches nothing
-            anchored.append(f"{prefix}/{relative}")
+            anchored.append("/" + relative)
             index.append(i)
     compiled = excludes(anchored)
-    return compiled._replace(refused=tuple((index[i], why) for i, why in compiled.refused))
+    refused = tuple((index[i], why) for i, why in compiled.refused)
+    match = compiled.match
+    if match is None:
+        return Excludes(None, refused)
+    base = posixpath.normpath(base_dir)
+    inside = base.rstrip("/") + "/"
+
+    def below(path: str) -> bool:
+        path = posixpath.normpath(path)
+        return path.startswith(inside) and match("/" + path[len(inside) :])
+
+    return Excludes(below, refused)
 
 
 class _Unsupported(Exception):

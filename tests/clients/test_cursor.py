@@ -256,3 +256,18 @@ def test_render_out_refuses_a_rule_that_waits_for_a_touch(tmp_path: Path, repo: 
     )
     assert result.exit_code == 2 and "source" in result.stderr
     assert target.read_text() == before
+
+
+def test_a_rule_of_thousands_of_globs_is_cut_at_one_thousand(tmp_path: Path) -> None:
+    globs = ",".join(f"d{i}/*.py" for i in range(5000))
+    repo = tree(tmp_path, {"repo/.cursor/rules/many.mdc": f"---\nglobs: {globs}\n---\nMany.\n"})
+    a = assemble(repo, policy="cursor", **machine(tmp_path))
+    assert [d.code for d in a.diagnostics] == ["CTX307", "CTX921"]
+    assert (
+        "'4,000 more' is refused (past the 1,000 globs one rule may list)"
+        in a.diagnostics[0].message
+    )
+    assert "Many." in a.touch(repo / "d999" / "x.py").text
+    assert "Many." not in a.touch(repo / "d1000" / "x.py").text
+    found = lint([".cursor/rules/many.mdc"], base=repo, **machine(tmp_path)).findings
+    assert [(f.code, f.line) for f in found] == [("CTX102", 1), ("CTX927", 2)]
