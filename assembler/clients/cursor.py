@@ -112,15 +112,18 @@ class _Walk:
                 layer = Layer.SUBDIRECTORY if lazy else Layer.PROJECT
                 out += loader.load(found.path, layer, reason, False, lazy=lazy, found_in=rules_dir)
                 continue
-            loader.trace(found.path, Layer.PROJECT, Reason(Why.RULE, f"rule in {shown_dir}"))
-            self.pending.append(rf.pending(loader, found))
-            name = Path(found.path).name.removesuffix(SUFFIX)
             if rule.kind is Kind.AUTO:
                 globs = rule.globs
                 waiting = rf.Waiting(
                     found.path, rules_dir, directory, globs.patterns, "globs", globs.match
                 )
                 self.waiting.append(waiting)
+                if lazy:  # matched against the touched file next: said only if attached
+                    continue
+            loader.trace(found.path, Layer.PROJECT, Reason(Why.RULE, f"rule in {shown_dir}"))
+            self.pending.append(rf.pending(loader, found))
+            name = Path(found.path).name.removesuffix(SUFFIX)
+            if rule.kind is Kind.AUTO:
                 loader.note(
                     codes.CURSOR_AUTO,
                     found.path,

@@ -271,3 +271,14 @@ def test_a_rule_of_thousands_of_globs_is_cut_at_one_thousand(tmp_path: Path) -> 
     assert "Many." not in a.touch(repo / "d1000" / "x.py").text
     found = lint([".cursor/rules/many.mdc"], base=repo, **machine(tmp_path)).findings
     assert [(f.code, f.line) for f in found] == [("CTX102", 1), ("CTX927", 2)]
+
+
+def test_explain_lists_what_a_touch_attached_once(tmp_path: Path, repo: Path) -> None:
+    touched = repo / "pkg" / "api" / "handlers" / "user.py"
+    result = explain(repo, policy="cursor", touched=[touched], **machine(tmp_path))
+    rows = [(r.path, r.status.value) for r in result.visible(False) if r.path.startswith("pkg/")]
+    assert rows == [
+        ("pkg/api/.cursor/rules/api.mdc", "loaded"),
+        ("pkg/api/AGENTS.md", "loaded"),
+        ("pkg/api/.cursor/rules/handlers.mdc", "loaded"),
+    ]
