@@ -15,7 +15,7 @@ from assembler.lint import lint
 from assembler.live.explain import explain
 from tests.helpers.hostile_tree import mkdirs, remove
 from tests.helpers.rule_trees import tree
-from tests.helpers.trees import Link, build, machine
+from tests.helpers.trees import build, machine
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
