@@ -19,6 +19,7 @@ from .display import shown
 TokenCounter = Callable[[str], int]
 BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
 SKILLS_TAG = "skills"  # the skills index's section
+RULES_INDEX_TAG = "requested_rules"  # the index of rules an agent fetches by description
 
 
 class Layer(enum.Enum):
@@ -71,6 +72,7 @@ class Why(enum.Enum):
     RULE_MATCHED = "conditional rule matched a touched path"
     WORKSPACE = "workspace file"
     SKILLS = "skills index"
+    RULES_INDEX = "agent-requested rules index"
     ENVIRONMENT = "environment"
 
 

@@ -13,7 +13,7 @@ from tests.helpers.trees import build, git_init, run
 
 
 def test_builtin_policies_load() -> None:
-    assert builtin_names() == ("bootstrap", "claude-code")
+    assert builtin_names() == ("bootstrap", "claude-code", "copilot", "cursor")
     cc = load_policy("claude-code")
     assert (cc.client, cc.limits.skip_bytes, cc.limits.index_lines, cc.import_depth) == (
         "claude-code",
@@ -61,7 +61,7 @@ def test_builtin_policies_load() -> None:
         ("name = 'x'\n", "missing 'client'; add 'extends = \"claude-code\"'"),
         (
             'client = "cursor-9000"\n',
-            "'client' must be one of claude-code, bootstrap, not 'cursor-9000'",
+            "'client' must be one of claude-code, bootstrap, cursor, copilot, not 'cursor-9000'",
         ),
         (
             'extends = "claude-code"\n[render]\nformat = "yaml"\n',

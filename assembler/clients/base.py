@@ -7,7 +7,8 @@ A client says, for its agent:
     the variables its template `<name>.j2` is rendered with, found in `templates/` or in the
     client's own `templates` directory);
   * which of its files whole-repository lint looks for (`instruction_files`), what each is
-    (`classify`), and which lint checks apply to them (`lint_codes`).
+    (`classify`), and which lint checks apply to them (`lint_codes`); a client with checks of
+    its own (frontmatter keys only it reads) also offers `check_file` (`ChecksFiles`).
 What `watch` and the `Assembler` observe needs no answer of its own: every file a client
 reads goes through the run's `Disk`, and that is what they follow.
 
@@ -19,10 +20,11 @@ lint or live packages: they ask the registry for it.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from ..codes import Code
 from ..discovery.context import Discovery, Run
 from ..model import Assembled
 
@@ -38,6 +40,7 @@ class FileKind(enum.Enum):
     RULE = "rule"  # in a rules directory; frontmatter may make it conditional
     MEMORY = "memory"  # an index the client cuts to its limits
     NEVER_LOADED = "never loaded"  # named like an instruction file, never read
+    REFERENCE = "reference"  # read with a skill, on demand (an AGENTS.md in a skill's folder)
     OTHER = "other"  # not an instruction file of any known client
 
 
@@ -102,3 +105,21 @@ class Client(Protocol):
 
     def classify(self, path: Path) -> FileRole | None:
         """What `path` (absolute) is to this agent, or None when it is not one of its files."""
+
+
+class FileNote(NamedTuple):
+    """One finding of a client's own check of a file: where (from 1) and what."""
+
+    line: int
+    col: int
+    code: Code
+    message: str
+
+
+@runtime_checkable
+class ChecksFiles(Protocol):
+    """A client with lint checks of its own files (an optional member of the seam: lint asks
+    every client that `classify`s a file, and keeps what the client's `lint_codes` list)."""
+
+    def check_file(self, path: Path, text: str) -> Sequence[FileNote]:
+        """Findings about `path` (one of this client's files) from its text as read."""

@@ -68,7 +68,7 @@ def touch(run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]) 
     rule_loader = Loader(run, exclude=exclude, diagnostics=loader.diagnostics)
     for rules in _rule_sets(ctx, setup, nested):
         found += _matching_rules(rule_loader, rules, target, shown)
-    return Discovery(_attached(found, already, run), tuple(loader.diagnostics))
+    return Discovery(attached(found, already, run), tuple(loader.diagnostics))
 
 
 def _nested_files(loader: Loader, nested: list[Path], shown: str) -> list[Loaded]:
@@ -113,7 +113,7 @@ def _matching_rules(loader: Loader, rules: RuleSet, target: Path, shown: str) ->
     return found
 
 
-def _attached(found: list[Loaded], already: Collection[str], run: Run) -> tuple[Source, ...]:
+def attached(found: list[Loaded], already: Collection[str], run: Run) -> tuple[Source, ...]:
     """What is new to this conversation, as subdirectory sources."""
     attached: list[Source] = []
     seen = set(already)

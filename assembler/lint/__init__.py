@@ -340,8 +340,9 @@ def _check_file(
         found += context.dropped_for_deeper_starts(info, checked.lines, repo)
         hidden = suppressions(checked.text)
         found = [f for f in found if not hidden.hides(f)]
-    if info.client is not None:
-        found = [f for f in found if f.code in info.client.lint_codes]
+    if info.clients:  # the checks of every agent that loads it, and no other
+        applied = frozenset().union(*(c.lint_codes for c in info.clients))
+        found = [f for f in found if f.code in applied]
     return found
 
 

@@ -51,6 +51,10 @@ class Skip(enum.Enum):
     CYCLE = "import cycle"
     DUPLICATE = "already loaded"
     BUDGET = "dropped by the token budget"
+    REQUESTED = "agent-requested: listed by description"
+    MANUAL = "applied only by hand"
+    EXCLUDED_AGENT = "excluded for this agent (excludeAgent)"
+    FARTHER = "a nearer AGENTS.md takes precedence"
 
 
 SKIP_CODES = {
@@ -72,6 +76,14 @@ SKIP_CODES = {
     codes.IMPORT_CYCLE.code: Skip.CYCLE,
     codes.IMPORT_DUPLICATE.code: Skip.DUPLICATE,
     codes.BUDGET_DROPPED.code: Skip.BUDGET,
+    codes.CURSOR_AUTO.code: Skip.NOT_MATCHED,
+    codes.CURSOR_REQUESTED.code: Skip.REQUESTED,
+    codes.CURSOR_MANUAL.code: Skip.MANUAL,
+    codes.COPILOT_APPLY_TO.code: Skip.NOT_MATCHED,
+    codes.COPILOT_NO_APPLY_TO.code: Skip.MANUAL,
+    codes.COPILOT_APPLY_TO_INVALID.code: Skip.MANUAL,
+    codes.COPILOT_EXCLUDED.code: Skip.EXCLUDED_AGENT,
+    codes.COPILOT_AGENTS_FARTHER.code: Skip.FARTHER,
 }
 
 RULES_ORDER = {

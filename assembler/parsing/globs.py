@@ -2,8 +2,11 @@
 
 Two dialects are matched: gitignore globs (`paths:` of rules and skills, lint's dead-glob
 check; the npm `ignore` package's semantics, which Claude Code uses: `ignore_js` translates) and `claudeMdExcludes` (picomatch `{dot: true}`
-over absolute paths, as wcmatch's `GLOBSTAR | BRACE | DOTGLOB | EXTGLOB` reads them). Both
-compile to RE2 (google-re2), whose matching is linear in the path: a backtracking engine
+over absolute paths, as wcmatch's `GLOBSTAR | BRACE | DOTGLOB | EXTGLOB` reads them). The
+workspace globs of Cursor (`globs:`) and Copilot (`applyTo:`), relative to a directory with
+`*` inside one segment (`src/*.py` is not recursive, `*.py` only at the top), are the second
+dialect anchored at their directory (`workspace`). All compile to RE2 (google-re2), whose
+matching is linear in the path: a backtracking engine
 takes exponential time on globs such as `*a*a*...*a*z` or `+(a|aa)z`, so a repository could
 hang `render --touch` and lint with one line.
 
@@ -297,6 +300,37 @@ def _negation(pattern: str) -> tuple[bool, str]:
     while pattern.startswith("!", count) and not pattern.startswith("(", count + 1):
         count += 1
     return count % 2 == 1, pattern[count:]
+
+
+# --- workspace globs (Cursor `globs:`, Copilot `applyTo:`) --------------------------------
+
+
+def workspace(patterns: Sequence[str], base_dir: str) -> Excludes:
+    """Globs relative to `base_dir`, as VS Code-family tools read them: `*` and `?` inside one
+    segment, `**` any number of segments, braces, dotfiles matched. Each pattern is compiled
+    as an absolute `claudeMdExcludes` pattern rooted at `/`, so one translation serves every
+    dialect, and the matcher takes an absolute path, matched as its path below `base_dir`
+    (nothing outside it matches). A leading `./` or `/` is the directory itself. `refused`
+    indexes `patterns`."""
+    anchored, index = [], []
+    for i, pattern in enumerate(patterns):
+        relative = pattern.removeprefix("./").lstrip("/")
+        if relative:  # an empty glob matches nothing
+            anchored.append("/" + relative)
+            index.append(i)
+    compiled = excludes(anchored)
+    refused = tuple((index[i], why) for i, why in compiled.refused)
+    match = compiled.match
+    if match is None:
+        return Excludes(None, refused)
+    base = posixpath.normpath(base_dir)
+    inside = base.rstrip("/") + "/"
+
+    def below(path: str) -> bool:
+        path = posixpath.normpath(path)
+        return path.startswith(inside) and match("/" + path[len(inside) :])
+
+    return Excludes(below, refused)
 
 
 class _Unsupported(Exception):

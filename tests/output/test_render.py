@@ -14,6 +14,7 @@ from assembler import Assembly, assemble
 from assembler.output.sections import escape_content, section_text, sections
 from assembler.policy import load_policy
 from tests.helpers.golden import PLACEHOLDER, check_golden
+from tests.helpers.rule_trees import copilot_assembly, cursor_assembly
 from tests.helpers.trees import (
     DATA,
     ROOT,
@@ -29,7 +30,15 @@ GOLDEN = DATA / "golden"
 FORMATS = ("xml", "markdown", "json", "claude-code")
 
 
-CASES = {"demo": demo_assembly, "bootstrap": bootstrap_assembly}
+CASES = {
+    "demo": demo_assembly,
+    "bootstrap": bootstrap_assembly,
+    "cursor": cursor_assembly,
+    "copilot": copilot_assembly,
+}
+# Clients without a format of their own render through the generic ones.
+GENERIC = ("xml", "markdown", "json")
+CASE_FORMATS = {"cursor": GENERIC, "copilot": GENERIC}
 
 
 def _golden_files() -> list[tuple[str, str]]:
@@ -41,7 +50,7 @@ def _golden_files() -> list[tuple[str, str]]:
     )
 
 
-GOLDEN_CASES = sorted((case, fmt) for case in CASES for fmt in FORMATS)
+GOLDEN_CASES = sorted((case, fmt) for case in CASES for fmt in CASE_FORMATS.get(case, FORMATS))
 
 
 def test_golden_directory_holds_exactly_one_file_per_case_and_format() -> None:
