@@ -94,6 +94,7 @@ class Attachment(NamedTuple):
     name: str
     content: str
     order: float = 0.0  # when it was read or invoked: the oldest are dropped first
+    source_id: str | None = None  # the tool call that read it: no attachment while it is kept
 
     def message(self) -> dict[str, str]:
         if self.kind is AttachmentKind.INSTRUCTIONS:
@@ -204,7 +205,9 @@ def compact(
     except Exception as err:  # the caller's summariser: any failure leaves the list as it was
         raise ConversationError(f"the summariser failed: {type(err).__name__}: {err}") from None
     summary = summary_text(reply, tagged=used.tagged)
-    fitted, dropped = fit_attachments(attachments, counter=counter)
+    kept_ids = {r.id for r in scan(messages[cut:]).results}
+    wanted = [a for a in attachments if a.source_id is None or a.source_id not in kept_ids]
+    fitted, dropped = fit_attachments(wanted, counter=counter)
     last = messages[cut - 1]
     last_id = None
     if isinstance(last, Mapping):

@@ -147,7 +147,7 @@ class Conversation:
         self._stage: Stage | None = None
         self._job: StageJob | None = None
         self._order = 0
-        self._files: dict[str, tuple[int, str]] = {}
+        self._files: dict[str, tuple[int, str, str]] = {}  # path: (order, text, call id)
         self._skills: dict[str, tuple[int, str]] = {}
         self._seen: set[str] = set()
         self._reported: set[tuple[int, str]] = set()
@@ -233,7 +233,7 @@ class Conversation:
             path = call.input.get("path", call.input.get("file_path"))
             if isinstance(path, str) and not result.is_error and result.text != CLEARED:
                 self._order += 1
-                self._files[path] = (self._order, result.text)
+                self._files[path] = (self._order, result.text, result.id)
 
     def _collapse(self, current: list[Any], events: list[Event]) -> tuple[list[Any], bool]:
         if self._job is not None and self._job.done():
@@ -258,7 +258,8 @@ class Conversation:
             events.append(Event(Level.COLLAPSE, f"Applied: {done.reason}"))
             self.last_prompt_tokens = None
             return done.messages, True
-        if self._stage is None and self._job is None and self._reached(self.collapse_at):
+        staging = self._reached(self.collapse_at) and not self._reached(self.threshold)
+        if self._stage is None and self._job is None and staging:  # compaction comes otherwise
             options: dict[str, Any] = {"summarize": self.summarize, "keep_recent": self.keep_recent}
             if self.prompt is not None:
                 options["used"] = self.prompt
@@ -284,11 +285,10 @@ class Conversation:
             text = "\n\n".join(p for p in parts if p)
             if text:
                 out.append(Attachment(AttachmentKind.INSTRUCTIONS, "instructions", text))
-        for kind, table in (
-            (AttachmentKind.FILE, self._files),
-            (AttachmentKind.SKILL, self._skills),
-        ):
-            out += [Attachment(kind, name, text, order) for name, (order, text) in table.items()]
+        files = AttachmentKind.FILE
+        out += [Attachment(files, p, text, n, i) for p, (n, text, i) in self._files.items()]
+        skills = AttachmentKind.SKILL
+        out += [Attachment(skills, name, text, n) for name, (n, text) in self._skills.items()]
         return out
 
     def _compact(
