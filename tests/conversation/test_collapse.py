@@ -12,7 +12,7 @@ import pytest
 
 from assembler.conversation import StageJob, apply_collapse, collapse_span, prompt, stage_collapse
 from assembler.errors import ConversationError
-from tests.helpers.conversations import SHAPES, Call, Out, Say, User, build, pairs_intact
+from tests.helpers.conversations import SHAPES, Call, Out, Say, Step, User, build, pairs_intact
 
 # The second article's example: [U1, A1, U2, A2, U3, A3, U4, A4, U5].
 ARTICLE = [m for i in range(1, 5) for m in (User(f"U{i}"), Say(f"A{i}"))] + [User("U5")]
@@ -58,7 +58,7 @@ def test_a_stale_stage_is_discarded_never_applied(shape: str) -> None:
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_span_never_parts_a_call_from_its_result(shape: str) -> None:
-    steps = [User("q"), Say("a"), Call("x", "Read", {}), Out("x", "1"), Say("b")]
+    steps: list[Step] = [User("q"), Say("a"), Call("x", "Read", {}), Out("x", "1"), Say("b")]
     steps += [Call("y", "bash", {}), Out("y", "2"), Say("c"), User("next")]
     messages = build(shape, steps)
     for first in range(len(messages)):

@@ -22,7 +22,17 @@ from assembler.conversation import (
 )
 from assembler.errors import ConversationError
 from assembler.tokens import estimate_tokens
-from tests.helpers.conversations import SHAPES, Call, Out, Say, User, build, pairs_intact, session
+from tests.helpers.conversations import (
+    SHAPES,
+    Call,
+    Out,
+    Say,
+    Step,
+    User,
+    build,
+    pairs_intact,
+    session,
+)
 from tests.helpers.unprivileged import _as_nobody, traversable  # noqa: F401
 
 REPLY = "<analysis>\nthe draft, to be dropped\n</analysis>\n<summary>\n1. Primary Request: 小明 …\n</summary>"
@@ -83,7 +93,13 @@ def test_compaction_saves_summarises_replaces_and_snapshots(shape: str, tmp_path
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_the_boundary_moves_back_so_a_call_keeps_its_result(shape: str, tmp_path: Path) -> None:
-    steps = [User("q"), Say("a"), User("read both"), Call("x", "Read", {}), Call("y", "Read", {})]
+    steps: list[Step] = [
+        User("q"),
+        Say("a"),
+        User("read both"),
+        Call("x", "Read", {}),
+        Call("y", "Read", {}),
+    ]
     steps += [Out("x", "1"), Out("y", "2"), Say("done"), User("thanks")]
     messages = build(shape, steps)
     # Keeping 3 would start inside the calls' results: the boundary moves to the calls.

@@ -9,7 +9,7 @@ import pytest
 
 from assembler.conversation import Kind, persist_results, persist_tool_result
 from assembler.conversation.persist import Action, format_size, preview, result_path
-from tests.helpers.conversations import SHAPES, Call, Out, User, build, results
+from tests.helpers.conversations import SHAPES, Call, Out, Step, User, build, results
 
 
 def test_a_result_over_50000_chars_is_saved_and_replaced_by_the_articles_block(
@@ -95,7 +95,7 @@ def test_a_failed_write_keeps_the_result_whole(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_results_persist_through_the_list_on_both_shapes(shape: str, tmp_path: Path) -> None:
-    steps = [User("go"), Call("big", "Read", {}), Out("big", "r" * 60_000)]
+    steps: list[Step] = [User("go"), Call("big", "Read", {}), Out("big", "r" * 60_000)]
     steps += [Call("sh", "bash", {}), Out("sh", "s" * 40_000)]
     steps += [Call("err", "Read", {}), Out("err", "e" * 20_000, error=shape == "anthropic")]
     messages = build(shape, steps)
@@ -117,7 +117,7 @@ def test_one_messages_results_over_200000_chars_persist_largest_first(
     shape: str, tmp_path: Path
 ) -> None:
     sizes = {"a": 45_000, "b": 49_000, "c": 30_000, "d": 48_000, "e": 47_000}
-    steps = [User("go"), *(Call(i, "Read", {}) for i in sizes)]
+    steps: list[Step] = [User("go"), *(Call(i, "Read", {}) for i in sizes)]
     steps += [Out(i, i * n) for i, n in sizes.items()]
     done = persist_results(build(shape, steps), store_dir=tmp_path)
     text = results(done.messages)

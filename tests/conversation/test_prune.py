@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from assembler.conversation import prune_tool_results
-from tests.helpers.conversations import SHAPES, Call, Out, User, build, results, session
+from tests.helpers.conversations import SHAPES, Call, Out, Step, User, build, results, session
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -28,7 +28,7 @@ def test_the_articles_ls_result_of_755_chars_comes_out_at_236(shape: str) -> Non
 @pytest.mark.parametrize("shape", SHAPES)
 def test_only_tool_results_are_touched_and_short_ones_stay(shape: str) -> None:
     long_user = "u" * 1000
-    steps = [User(long_user), Call("a", "bash", {}), Out("a", "x" * 300)]
+    steps: list[Step] = [User(long_user), Call("a", "bash", {}), Out("a", "x" * 300)]
     steps += [Call("b", "bash", {}), Out("b", "y" * 301), User("next")]
     pruned = prune_tool_results(build(shape, steps), recent_keep=0)
     assert results(pruned.messages) == {

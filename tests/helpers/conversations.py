@@ -46,11 +46,11 @@ def build(shape: str, steps: Sequence[Step]) -> list[dict[str, Any]]:
         elif isinstance(step, Say):
             out.append({"role": "assistant", "content": step.text})
         elif isinstance(step, Call) and shape == "anthropic":
-            block = {"type": "tool_use", "id": step.id, "name": step.name, "input": step.input}
+            use = {"type": "tool_use", "id": step.id, "name": step.name, "input": step.input}
             if last and last["role"] == "assistant" and isinstance(last["content"], list):
-                last["content"].append(block)
+                last["content"].append(use)
             else:
-                out.append({"role": "assistant", "content": [block]})
+                out.append({"role": "assistant", "content": [use]})
         elif isinstance(step, Call):
             call = {
                 "id": step.id,
@@ -69,8 +69,12 @@ def build(shape: str, steps: Sequence[Step]) -> list[dict[str, Any]]:
             }
             if step.error:
                 block["is_error"] = True
-            is_results = last and last["role"] == "user" and isinstance(last["content"], list)
-            if is_results and last is not None and last["content"][0]["type"] == "tool_result":
+            if (
+                last is not None
+                and last["role"] == "user"
+                and isinstance(last["content"], list)
+                and last["content"][0]["type"] == "tool_result"
+            ):
                 last["content"].append(block)
             else:
                 out.append({"role": "user", "content": [block]})
