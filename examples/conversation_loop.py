@@ -30,17 +30,9 @@ import anthropic
 from assembler import Assembly, assemble
 from assembler.conversation import Conversation, Levels, Micro, split_system
 
-TOOLS = [
-    {
-        "name": "read_file",
-        "description": "Read a text file of the project, by path relative to the working directory.",
-        "input_schema": {
-            "type": "object",
-            "properties": {"path": {"type": "string"}},
-            "required": ["path"],
-        },
-    }
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agent_loop import TOOLS, assistant_blocks  # the other example, beside this one
+
 MAX_READ_BYTES = 1 << 20  # the runtime persists what is over 50,000 characters
 
 
@@ -69,18 +61,6 @@ def summarizer(client: anthropic.Anthropic, model: str) -> Any:
         return "".join(b.text for b in response.content if b.type == "text")
 
     return summarize
-
-
-def assistant_blocks(content: Sequence[Any]) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
-    for block in content:
-        if block.type == "text":
-            blocks.append({"type": "text", "text": block.text})
-        elif block.type == "tool_use":
-            blocks.append(
-                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-            )
-    return blocks
 
 
 def run(

@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..display import shown
-from ..errors import ConversationError
+from ..errors import AssemblerError, ConversationError
+from ..output.write import write_file
 
 PathLike = str | os.PathLike[str]
 
@@ -79,21 +79,16 @@ def _sync_dir(directory: Path) -> None:
 
 
 def write_snapshot(sessions_dir: PathLike, messages: Sequence[Any]) -> Path:
-    """`sessions_dir/ctx.json`: the list, indented, replaced atomically."""
+    """`sessions_dir/ctx.json`: the list, indented, through the one file writer (replaced
+    atomically)."""
     path = Path(sessions_dir) / "ctx.json"
-    text = json.dumps(list(messages), ensure_ascii=False, indent=2) + "\n"
+    text = json.dumps(list(messages), ensure_ascii=False, indent=2)
     try:
-        fd, temp = tempfile.mkstemp(prefix=".ctx-", suffix=".json", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-    except OSError as err:
-        raise _reason(path, err) from None
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped
+        text = json.dumps(list(messages), indent=2)
+    try:
+        write_file(path, text + "\n")
+    except AssemblerError as err:
+        raise ConversationError(f"{err}; the list was not changed") from None
     return path
