@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import resource
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -281,3 +283,43 @@ def test_attachments_ride_after_the_summary(tmp_path: Path) -> None:
         "<system-reminder>\nSkill review:\n\nReview the diff.\n</system-reminder>",
     ]
     assert done.messages[1:4] == list(done.attachments)
+
+
+def _in_child_with_file_size_limit(limit: int, fn: Any) -> str:
+    """`fn()` in a forked child that may not grow a file past `limit` bytes (a full disk, as
+    a write sees it: a short write, then EFBIG); its one-line result."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.close(read_end)
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+            said = fn()
+        except BaseException as err:
+            said = f"raised {type(err).__name__}: {err}"
+        os.write(write_end, said.encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        said = pipe.read().decode()
+    os.waitpid(pid, 0)
+    return said
+
+
+def test_a_full_disk_mid_line_leaves_raw_jsonl_as_it_was(tmp_path: Path) -> None:
+    raw = tmp_path / "raw.jsonl"
+    raw.write_text('["an earlier compaction"]\n')
+    messages = build("anthropic", session())
+
+    def attempt() -> str:
+        try:
+            compact(messages, summarize=Summariser(), sessions_dir=tmp_path)
+        except ConversationError as err:
+            return str(err)
+        return "compacted"
+
+    said = _in_child_with_file_size_limit(raw.stat().st_size + 100, attempt)
+    assert said == f"{raw}: cannot save the conversation (File too large); nothing was dropped"
+    assert raw.read_text() == '["an earlier compaction"]\n'  # the partial line was taken back
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["raw.jsonl"]
