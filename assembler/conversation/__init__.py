@@ -11,6 +11,7 @@ loads only the standard library and ctxasm's value modules.
 
 from __future__ import annotations
 
+from ..errors import ConversationError
 from .collapse import CollapseResult, Stage, StageJob, apply_collapse, collapse_span, stage_collapse
 from .compact import (
     Attachment,
@@ -51,6 +52,7 @@ __all__ = [
     "CollapseResult",
     "CompactionResult",
     "Conversation",
+    "ConversationError",
     "Event",
     "Kind",
     "Level",

@@ -155,7 +155,7 @@ def cache_edit_tool_results(
     live = [r for r in results if r.id not in deleted]
     new: list[Result] = []
     if len(live) >= trigger:
-        protected = set(live[len(live) - keep_recent :]) if keep_recent else set()
+        protected = set(live[max(0, len(live) - keep_recent) :]) if keep_recent else set()
         new = [r for r in live if r.at != last_user and r not in protected]
     new_ids = tuple(dict.fromkeys(r.id for r in new))
     if new_ids:

@@ -189,3 +189,8 @@ def test_openai_results_are_left_out_of_cache_edits() -> None:
     messages = build("openai", _steps())
     done = cache_edit_tool_results(messages, trigger=1, keep_recent=0)
     assert done.deleted == () and "cache_edits" not in str(done.request)
+
+
+def test_keep_recent_over_the_live_count_keeps_them_all() -> None:
+    done = cache_edit_tool_results(_round_two(), trigger=1, keep_recent=5)
+    assert done.deleted == () and "cache_edits" not in str(done.request)

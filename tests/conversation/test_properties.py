@@ -90,7 +90,12 @@ def test_cache_edits_keep_order_roles_and_pairs(
     assert pairs_intact(done.request)
     last_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
     deleted = set(done.deleted)
-    assert not any(r.id in deleted for r in scan(messages).results if r.at == last_user)
+    found = scan(messages)
+    assert not any(r.id in deleted for r in found.results if r.at == last_user)
+    compactable = [
+        r.id for r in found.results if found.tool_name(r) in {"Read", "bash", "Grep", "read_file"}
+    ]
+    assert not deleted & set(compactable[max(0, len(compactable) - keep) :] if keep else ())
 
 
 @settings(max_examples=80, deadline=None)
