@@ -126,7 +126,8 @@ def chat(conv: Conversation, messages: list[Any], system: str, project: Path) ->
         messages = [*messages, {"role": "assistant", "content": None, "tool_calls": calls}]
         for call_id, name, args in reply.calls:
             result = run_tool(project, name, args)
-            print(f"  [Step {step}] Tool: {name}({json.dumps(args, ensure_ascii=False)})")
+            shown = json.dumps(args, ensure_ascii=False, separators=(",", ":"))  # JSON.stringify
+            print(f"  [Step {step}] Tool: {name}({shown})")
             preview = result[:120].replace("\n", "\\n")
             print(f"           Result: {preview}{'...' if len(result) > 120 else ''}")
             messages.append({"role": "tool", "tool_call_id": call_id, "content": result})
@@ -168,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     messages: list[Any] = []
     for text in PROMPTS:
         shown = "—" if conv.last_prompt_tokens is None else conv.last_prompt_tokens
-        print(f"[Tokens: {shown} / {args.threshold}] You: {text}\n")
+        print(f"[Tokens: {shown} / {args.threshold}] You: {text}")
         messages = chat(
             conv, [*messages, {"role": "user", "content": text}], system, args.project.resolve()
         )

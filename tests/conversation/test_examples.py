@@ -53,11 +53,11 @@ def test_xiaocheng_prints_the_articles_trace(
     assert int(counts[-1]) >= 6000 > int(counts[-2])
     # Bootstrap: the agent knows its user from the fixture's user.md.
     assert "Agent: 你好，小明！当然知道你是谁。" in lines
+    assert '  [Step 1] Tool: bash({"command":"ls -la"})' in lines
     # The last turn: prune the oldest result, then compress, as in the article.
     raw = tmp_path / "sessions" / "raw.jsonl"
-    tail = lines[lines.index(f"[Tokens: {counts[-1]} / 6000] You: 总结一下我们今天聊了什么") + 2 :][
-        :3
-    ]
+    last = lines.index(f"[Tokens: {counts[-1]} / 6000] You: 总结一下我们今天聊了什么")
+    tail = lines[last + 1 : last + 4]
     prune = re.fullmatch(r"  \[Prune\] Tool result truncated: (\d+) → (\d+) chars", tail[0])
     assert prune is not None
     before, after = map(int, prune.groups())
