@@ -255,13 +255,32 @@ def transcript(messages: Iterable[Any]) -> str:
             lines.append(f"[unknown] {json.dumps(message, ensure_ascii=False, default=repr)}")
             continue
         content = message.get("content")
-        text = content if isinstance(content, str) else dumps(content)
+        text = content if isinstance(content, str) else dumps(_without_media(content))
         if message.get("tool_calls"):
             text += f" tool_calls: {dumps(message['tool_calls'])}"
         if message.get("role") == "tool":
             text = f"({message.get('tool_call_id')}) {text}"
         lines.append(f"[{message.get('role')}] {text}")
     return "\n".join(lines)
+
+
+def _without_media(content: Any) -> Any:
+    """Content with the data of image and document blocks (base64, at any of the two levels
+    a block list has) left out: a summariser reads text, and a screenshot is megabytes."""
+    if not isinstance(content, list):
+        return content
+    out = []
+    for block in content:
+        if isinstance(block, Mapping) and "source" in block:
+            block = {**block, "source": "[omitted]"}
+        if isinstance(block, Mapping) and isinstance(block.get("content"), list):
+            inner = [
+                {**b, "source": "[omitted]"} if isinstance(b, Mapping) and "source" in b else b
+                for b in block["content"]
+            ]
+            block = {**block, "content": inner}
+        out.append(block)
+    return out
 
 
 def dumps(value: Any) -> str:

@@ -323,3 +323,24 @@ def test_a_full_disk_mid_line_leaves_raw_jsonl_as_it_was(tmp_path: Path) -> None
     assert said == f"{raw}: cannot save the conversation (File too large); nothing was dropped"
     assert raw.read_text() == '["an earlier compaction"]\n'  # the partial line was taken back
     assert sorted(p.name for p in tmp_path.iterdir()) == ["raw.jsonl"]
+
+
+def test_the_summariser_reads_text_not_image_data_and_unknown_messages_too(tmp_path: Path) -> None:
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "A" * 100_000},
+    }
+    messages = build(
+        "anthropic", [User("look"), Call("s", "Read", {"path": "shot.png"}), Out("s", "")]
+    )
+    messages[2]["content"][0]["content"] = [image, {"type": "text", "text": "a screenshot"}]
+    odd = {"role": "function", "name": "legacy", "content": "an old-style function result"}
+    messages += [{"role": "user", "content": [image, {"type": "text", "text": "and this"}]}, odd]
+    messages += [{"role": "assistant", "content": "seen"}] * 4
+    ask = Summariser()
+    compact(messages, summarize=ask, sessions_dir=tmp_path)
+    text = ask.asked[0][0]["content"]
+    assert "A" * 100 not in text and text.count('"source": "[omitted]"') == 2
+    assert "a screenshot" in text and "[function] an old-style function result" in text
+    # raw.jsonl keeps everything, the image data included.
+    assert json.loads((tmp_path / "raw.jsonl").read_text()) == messages

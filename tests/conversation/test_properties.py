@@ -131,3 +131,60 @@ def test_compaction_keeps_order_roles_and_pairs(messages: list[Any], keep: int) 
     assert len(kept) >= min(keep, len(messages))
     assert pairs_intact(done.messages)
     assert roles(done.messages) == ["user", *roles(kept)]
+
+
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+ODD = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "function", 7])},
+    optional={
+        "content": JUNK
+        | st.lists(
+            st.fixed_dictionaries(
+                {"type": st.sampled_from(["text", "tool_use", "tool_result", "image"])},
+                optional={
+                    "text": JUNK,
+                    "id": JUNK,
+                    "name": JUNK,
+                    "tool_use_id": JUNK,
+                    "content": JUNK,
+                },
+            ),
+            max_size=3,
+        ),
+        "tool_calls": JUNK,
+        "tool_call_id": JUNK,
+    },
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ODD | JUNK, max_size=6), conversations())
+def test_any_junk_is_left_alone_and_never_crashes_the_pipeline(
+    junk: list[Any], good: list[Any]
+) -> None:
+    from assembler.conversation import Conversation, Levels, Micro
+
+    messages = [*good[:3], *junk, *good[3:]]
+    found = scan(messages)
+    for micro in (Micro.TIME, Micro.CACHE):
+        with tempfile.TemporaryDirectory() as store:
+            conv = Conversation(
+                store_dir=store,
+                summarize=lambda r: "<summary>s</summary>",
+                threshold=1,
+                levels=Levels(prune=True, micro=micro),
+            )
+            conv.record(10)
+            ready = conv.prepare(messages)
+    assert all(
+        ready.messages[u.at] is messages[u.at] for u in found.unknown if ready.compaction is None
+    )
+    assert [e.text for e in ready.events if e.level.value == "Shape"] == [
+        str(u) for u in found.unknown
+    ]
