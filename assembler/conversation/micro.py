@@ -172,7 +172,7 @@ def cache_edit_tool_results(
         blocks[:0] = edits
         request[index] = {**messages[index], "content": blocks}
     for index, message in enumerate(request):  # one breakpoint, on the last user message
-        if index not in touched | {last_user} and isinstance(message, Mapping):
+        if index not in touched | {last_user} | strange:
             content = message.get("content")
             if isinstance(content, list) and any("cache_control" in b for b in content):
                 request[index] = {**message, "content": _blocks(message)}

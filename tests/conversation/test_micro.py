@@ -194,3 +194,11 @@ def test_openai_results_are_left_out_of_cache_edits() -> None:
 def test_keep_recent_over_the_live_count_keeps_them_all() -> None:
     done = cache_edit_tool_results(_round_two(), trigger=1, keep_recent=5)
     assert done.deleted == () and "cache_edits" not in str(done.request)
+
+
+def test_an_unknown_message_is_left_alone_by_cache_edits() -> None:
+    odd = {"role": "user", "content": [None]}
+    messages = [odd, *_round_two()]
+    done = cache_edit_tool_results(messages, trigger=1, keep_recent=0)
+    assert done.request[0] is odd and [u.at for u in done.unknown] == [0]
+    assert done.deleted == ("toolu_A", "toolu_B")
