@@ -18,6 +18,7 @@ from assembler.conversation import (
     compact,
     prune_tool_results,
     scan,
+    stage_collapse,
 )
 from assembler.conversation.collapse import Stage, span_digest
 from assembler.errors import ConversationError
@@ -188,3 +189,8 @@ def test_any_junk_is_left_alone_and_never_crashes_the_pipeline(
     assert [e.text for e in ready.events if e.level.value == "Shape"] == [
         str(u) for u in found.unknown
     ]
+    try:  # collapse, which the pipeline above went past (it compacted at once)
+        stage = stage_collapse(messages, summarize=lambda r: "<summary>s</summary>", keep_first=1)
+        assert apply_collapse(messages, stage).applied
+    except ConversationError as err:
+        assert "nothing to collapse" in str(err)
