@@ -29,6 +29,7 @@ from .store import append_raw
 
 Summarize = Callable[[list[dict[str, str]]], str]
 PREFIX = "[Summary of earlier messages]\n"
+STALE = "stale: its span changed since it was staged"
 
 
 class Stage(NamedTuple):
@@ -93,6 +94,13 @@ def stage_collapse(
     return Stage(start, end, summary_text(reply, tagged=used.tagged), digest, clock())
 
 
+def intact(messages: Sequence[Any], stage: Stage) -> bool:
+    """Whether the stage's span is still in `messages`, at its place, unchanged."""
+    return stage.end <= len(messages) and span_digest(messages, stage.start, stage.end) == (
+        stage.digest
+    )
+
+
 def apply_collapse(
     messages: Sequence[Any],
     stage: Stage,
@@ -104,11 +112,8 @@ def apply_collapse(
     """The list with the stage's span replaced by its summary, if the span is intact; with
     `sessions_dir`, the whole list is appended to `raw.jsonl` first (a failed write applies
     nothing)."""
-    intact = stage.end <= len(messages) and span_digest(messages, stage.start, stage.end) == (
-        stage.digest
-    )
-    if not intact:
-        return CollapseResult(list(messages), False, "stale: its span changed since it was staged")
+    if not intact(messages, stage):
+        return CollapseResult(list(messages), False, STALE)
     raw = append_raw(sessions_dir, messages) if sessions_dir is not None else None
     summary = {"role": summary_role, "content": prefix + stage.summary}
     out = [*messages[: stage.start], summary, *messages[stage.end :]]

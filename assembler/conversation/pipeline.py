@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import ConversationError
 from ..model import TokenCounter
 from ..tokens import estimate_tokens
-from .collapse import Stage, StageJob, apply_collapse, stage_collapse
+from .collapse import STALE, Stage, StageJob, apply_collapse, intact, stage_collapse
 from .compact import (
     Attachment,
     AttachmentKind,
@@ -243,6 +243,9 @@ class Conversation:
                 events.append(Event(Level.COLLAPSE, self._staged(self._stage)))
             except ConversationError as err:
                 events.append(Event(Level.COLLAPSE, f"Staging failed: {err}"))
+        if self._stage is not None and not intact(current, self._stage):
+            self._stage = None  # the list changed under it: a new one may be staged
+            events.append(Event(Level.COLLAPSE, f"Staged summary discarded: {STALE}"))
         if self._stage is not None and self._reached(self.threshold):
             stage, self._stage = self._stage, None
             try:

@@ -232,3 +232,20 @@ def test_manual_compaction_reattaches_instructions_and_skills(tmp_path: Path) ->
     assert (
         attached[-1] == "<system-reminder>\nSkill review:\n\nReview the diff.\n</system-reminder>"
     )
+
+
+def test_a_stage_gone_stale_before_the_threshold_is_staged_again(tmp_path: Path) -> None:
+    conv = Conversation(store_dir=tmp_path, summarize=summarize, threshold=6000, keep_recent=1)
+    messages = build("anthropic", session())
+    conv.record(5_000)
+    conv.prepare(messages)
+    changed = copy.deepcopy(messages)
+    changed[2] = {"role": "user", "content": "看看当前目录"}
+    conv.record(5_500)
+    assert [str(e) for e in conv.prepare(changed).events] == [
+        "[Collapse] Staged summary discarded: stale: its span changed since it was staged",
+        f"[Collapse] Staged a summary of messages 2-{len(changed) - 2}",
+    ]
+    conv.record(6_100)
+    [applied] = conv.prepare(changed).events
+    assert str(applied).startswith("[Collapse] Applied: ")
