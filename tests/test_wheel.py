@@ -56,3 +56,10 @@ def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None
         capture_output=True, text=True, check=True, cwd=tmp_path,
     )  # fmt: skip
     assert located.stdout.strip().endswith("site-packages/assembler/_data/templates")
+    # The conversation runtime's prompts ship too, and load from the installed wheel.
+    assert "assembler/_data/templates/conversation/nine-part.txt" in names
+    loaded = subprocess.run(
+        [str(python), "-c", "from assembler.conversation import prompt; print(prompt().text[:9])"],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert loaded.stdout == "CRITICAL:\n"
