@@ -43,6 +43,7 @@ def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None
     python = env / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True)
     workspace = tmp_path / "workspace"
+    (tmp_path / "home").mkdir()
     shutil.copytree(ROOT / "fixtures" / "bootstrap", workspace)
     result = subprocess.run(
         [str(env / "bin" / "ctxasm"), "render", str(workspace), "--policy", "bootstrap",

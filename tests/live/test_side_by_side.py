@@ -488,6 +488,7 @@ text only some agents see: 6 paragraphs, 50 tokens
 
 def cli_explain(project: Path, *args: str, columns: int = 80) -> Any:
     tmp = project.parent.parent
+    (tmp / "home").mkdir(exist_ok=True)
     machine_args = ["--home", str(tmp / "home"), "--managed-dir", str(tmp / "managed")]
     return CliRunner(env={"COLUMNS": str(columns), "NO_COLOR": ""}).invoke(
         cli, ["explain", str(project), *args, *machine_args], catch_exceptions=False
