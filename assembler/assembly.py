@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Unpack
 from . import codes
 from .budget import apply_budget
 from .clients import registry
+from .clients.base import touch_skips
 from .discovery.context import Context, Discovery, Run, build_context
 from .discovery.disk import Disk, Observer
 from .discovery.lazy import resolve_touched
@@ -98,10 +99,9 @@ class Assembly(NamedTuple):
         """The assembly after the agent reads `path`: lazily loaded files appended."""
         run = Run(self.context, self.policy, self.counter, Disk(observer))
         target = resolve_touched(checked_path(path, "touched"), run.disk)
-        # The client skips only what earlier reads attached: a file loaded at start (an
-        # import of a start file, say) is attached again when a read reaches it.
-        already = [s.path for s in self.discovered if s.read_attached]
-        added = registry.get(self.policy.client).touch(run, self.state, target, already)
+        client = registry.get(self.policy.client)
+        already = touch_skips(client, self.discovered)
+        added = client.touch(run, self.state, target, already)
         if added is None:  # this client loads nothing lazily
             return self
         return _finish(

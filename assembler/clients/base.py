@@ -20,13 +20,13 @@ lint or live packages: they ask the registry for it.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ..codes import Code
 from ..discovery.context import Discovery, Run
-from ..model import Assembled
+from ..model import Assembled, Source
 
 # The variables of a client format's template: `(assembly, date) -> {name: value}`.
 FormatContext = Callable[[Assembled, str], Mapping[str, Any]]
@@ -51,7 +51,9 @@ class FileRole(NamedTuple):
     load_dir: Path
 
 
-# Two optional members of the seam; a client without them gets the default:
+# Optional members of the seam; a client without them gets the default:
+#   `reattaches_start_files` (default False): a touch attaches again a file loaded at start
+#     (Claude Code); otherwise it skips every file loaded so far (`touch_skips`).
 #   `repository_agent` (default True): False for a client that is no coding agent of a
 #     repository (the bootstrap seed's fixed workspace); `explain --policy all` leaves it out.
 #   `default_policy` (default: the client's name, a built-in policy in `policies/`): the
@@ -62,6 +64,16 @@ class FileRole(NamedTuple):
 def is_repository_agent(client: Client) -> bool:
     """Whether `client` models a coding agent started in a repository (`repository_agent`)."""
     return getattr(client, "repository_agent", True) is not False
+
+
+def touch_skips(client: Client, loaded: Iterable[Source]) -> list[str]:
+    """The paths a touch must not attach again (`Client.touch`'s `already`): every file loaded
+    so far, or, for an agent that attaches again what it loaded at start (optional member
+    `reattaches_start_files`, true for Claude Code: a read reaching an imported start file
+    attaches it again), only what earlier reads attached."""
+    if getattr(client, "reattaches_start_files", False) is True:
+        return [s.path for s in loaded if s.read_attached]
+    return [s.path for s in loaded]
 
 
 def default_policy(client: Client) -> str:
