@@ -107,3 +107,31 @@ def test_siblings_that_repeat_each_other_are_no_duplicates(tmp_path: Path) -> No
     _lint_both(tmp_path, files, memory_text=PARAGRAPHS[3])
     whole = lint([], base=tmp_path / "repo", **machine(tmp_path))
     assert [(f.path, f.code) for f in whole.findings if f.code == "CTX502"] == []
+
+
+def test_many_files_given_are_checked_as_one_by_one(tmp_path: Path) -> None:
+    """From `INDEX_FROM_FILES` files given (`pre-commit run --all-files`), lint indexes the
+    repository first: the findings are those of the same files given a few at a time."""
+    from assembler.lint import INDEX_FROM_FILES
+
+    files = {"repo/CLAUDE.md": PARAGRAPHS[0] + "\n", "repo/.gitignore": ""}
+    for i in range(INDEX_FROM_FILES + 6):
+        text = PARAGRAPHS[i % 3] + ("\n\n" + PARAGRAPHS[3] if i % 5 == 0 else "")
+        files[f"repo/pkg{i}/CLAUDE.md"] = text + "\n"
+    git_init(tmp_path / "repo")
+    build(tmp_path, files)
+    subprocess.run(["git", "-C", str(tmp_path / "repo"), "add", "-A"], check=True)
+    names = sorted(p.removeprefix("repo/") for p in files if p.endswith(".md"))
+    together = lint(names, base=tmp_path / "repo", **machine(tmp_path))
+    apart = [
+        f
+        for start in range(0, len(names), 20)
+        for f in lint(
+            names[start : start + 20], base=tmp_path / "repo", **machine(tmp_path)
+        ).findings
+    ]
+    assert together.findings == tuple(
+        sorted(apart, key=lambda f: (f.path, f.line, f.col, f.code, f.message))
+    )
+    repeating_the_root = sum(1 for i in range(INDEX_FROM_FILES + 6) if i % 3 == 0)
+    assert sum(f.code == "CTX502" for f in together.findings) == repeating_the_root
