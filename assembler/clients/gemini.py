@@ -1,0 +1,168 @@
+"""The `gemini` client: what Gemini CLI loads from GEMINI.md files, and where it sends it.
+
+Rules (SPEC section 5; google-gemini/gemini-cli `packages/core/src/utils/memoryDiscovery.ts`,
+`memoryImportProcessor.ts`, `packages/core/src/prompts/snippets.ts`):
+  * the context file names are `context.fileName` (a string or a list, order kept) of the
+    project's `.gemini/settings.json` (in cwd), else of `~/.gemini/settings.json`, else
+    `GEMINI.md` (`gemini_settings`);
+  * global: `~/.gemini/<name>` for each name; it goes at the end of the system instruction;
+  * project: from cwd up to the project root (the nearest ancestor holding `.git`; none:
+    cwd alone), stopping at `~/.gemini`, every name of each directory; duplicates of one
+    file (by device and inode) dropped, then sorted as JavaScript sorts strings (UTF-16
+    code units: a sibling directory named `A...` sorts before the root's `GEMINI.md`);
+    they go in the first user content;
+  * each file's `@imports` are inlined (`gemini_imports`), the text trimmed, and each file
+    is a block `--- Context from: <ABS> ---\\n<text>\\n--- End of Context from: <ABS> ---`,
+    blocks joined by a blank line.
+The `gemini` format is the system part from `# Contextual Instructions (GEMINI.md)` through
+`</loaded_context>` (`renderUserMemory`), a blank line, then the user part
+`<loaded_context>\\n<project_context>\\n...\\n</project_context>\\n</loaded_context>`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+from .. import codes
+from ..discovery.context import Discovery, FileNote, Run
+from ..discovery.loader import Loader, text_source
+from ..model import Assembled, Layer, Reason, Source, Why
+from .base import FileKind, FileRole, FormatContext
+from .gemini_imports import Importer
+from .gemini_settings import GEMINI_DIR, context_file_names
+from .walk import DEFAULT_MARKERS, marked_root, root_to_cwd
+
+NAME = "gemini"
+# What JavaScript's `String.prototype.trim` removes.
+JS_SPACE = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_GLOBAL = Reason(Why.USER_FILE, "Gemini global context (~/.gemini)")
+_IN_CWD = Reason(Why.CWD, "context file in cwd")
+_ON_THE_WAY = Reason(Why.ANCESTOR, "context file between the project root and cwd")
+
+
+class Gemini:
+    name = NAME
+    templates = None  # gemini.j2 ships in templates/
+    instruction_files = r"(?:^|/)GEMINI\.md$"
+    lint_codes = frozenset(
+        {
+            *(c.code for c in codes.CATALOGUE if c.code < "CTX100"),  # files that cannot load
+            codes.TOO_MANY_LINES.code,
+            codes.TOO_MANY_BYTES.code,
+            codes.SECRET.code,
+            codes.DUPLICATE.code,
+            codes.CLOSING_TAG.code,
+            codes.FORGED_STRUCTURE.code,
+            codes.OUTSIDE_PROJECT.code,
+            codes.OUTSIDE_HOME.code,
+            codes.GEMINI_IMPORT_OUTSIDE.code,
+            codes.GEMINI_IMPORT_TOO_DEEP.code,
+            codes.GEMINI_IMPORT_FAILED.code,
+            codes.GEMINI_IMPORT_CYCLE.code,
+        }
+    )
+
+    @property
+    def formats(self) -> Mapping[str, FormatContext]:
+        return {NAME: gemini_context}
+
+    def discover(self, run: Run) -> Discovery:
+        ctx = run.context
+        loader = Loader(run)
+        names, problems = context_file_names(ctx, run.disk)
+        for path, problem in problems:
+            loader.note(codes.GEMINI_SETTINGS_INVALID, path, problem)
+        notes: list[FileNote] = []
+        importer = Importer(loader, notes)
+        global_dir = str(ctx.home / GEMINI_DIR)
+        out: list[Source] = []
+        for name in names:
+            path = os.path.join(global_dir, name)
+            out += _load(path, Layer.USER, _GLOBAL, loader, importer)
+        for path in _project_paths(run, names, global_dir):
+            reason = _IN_CWD if os.path.dirname(path) == str(ctx.cwd) else _ON_THE_WAY
+            out += _load(path, Layer.PROJECT, reason, loader, importer)
+        return Discovery(tuple(out), tuple(loader.diagnostics), state=names, notes=tuple(notes))
+
+    def touch(
+        self, run: Run, state: object, target: Path, already: Collection[str]
+    ) -> Discovery | None:
+        return None  # not modelled yet: Gemini CLI's just-in-time context of touched paths
+
+    def classify(self, path: Path) -> FileRole | None:
+        return FileRole(FileKind.INSTRUCTIONS, path.parent) if path.name == "GEMINI.md" else None
+
+
+CLIENT = Gemini()
+
+
+def _project_paths(run: Run, names: tuple[str, ...], global_dir: str) -> list[str]:
+    """`getEnvironmentMemoryPaths` for cwd: root to cwd, deduplicated, sorted as JS sorts."""
+    ctx, disk = run.context, run.disk
+    root = marked_root(ctx.cwd, DEFAULT_MARKERS, disk)
+    found: list[str] = []
+    for directory in root_to_cwd(ctx.cwd, root):
+        if directory == global_dir:  # the client stops its upward walk there
+            found.clear()
+            continue
+        found += (os.path.join(directory, name) for name in names)
+    seen: set[tuple[int, int]] = set()
+    unique: list[str] = []
+    for path in found:
+        try:
+            st = disk.stat(path)
+        except (OSError, ValueError):
+            if disk.lexists(path):
+                unique.append(path)  # let reading it say what is wrong
+            continue
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            unique.append(path)
+    return sorted(unique, key=lambda p: p.encode("utf-16-be", "surrogatepass"))
+
+
+def _load(
+    path: str, layer: Layer, reason: Reason, loader: Loader, importer: Importer
+) -> list[Source]:
+    """One context file, its imports inlined and its text trimmed; [] when it gives none."""
+    loader.trace(path, layer, reason)
+    if not loader.disk.lexists(path):
+        return []
+    parsed = loader.read(path, "context file")
+    if parsed is None:
+        return []
+    root = marked_root(Path(os.path.dirname(path)), DEFAULT_MARKERS, loader.disk)
+    processed = importer.process(parsed.text, path, root or os.path.dirname(path))
+    content = processed.strip(JS_SPACE)
+    if not content:
+        loader.note(codes.EMPTY, path, "context file is empty; Gemini CLI skips it")
+        return []
+    loader.note_if_outside(path, "context file")
+    source = text_source(
+        layer, path, loader.display(path), reason, content, loader.policy.tag_for(layer),
+        loader.counter, raw=processed,
+    )  # fmt: skip
+    return [source]
+
+
+# --- the `gemini` format ------------------------------------------------------------------
+
+
+def _blocks(sources: list[Source]) -> str:
+    return "\n\n".join(
+        f"--- Context from: {s.path} ---\n{s.content}\n--- End of Context from: {s.path} ---"
+        for s in sources
+        if s.content.strip(JS_SPACE)
+    )
+
+
+def gemini_context(assembly: Assembled, date: str) -> Mapping[str, Any]:
+    """The variables of `templates/gemini.j2`: the global and the project context blocks."""
+    live = [s for s in assembly.sources if not s.dropped]
+    return {
+        "global_context": _blocks([s for s in live if s.layer is Layer.USER]).strip(JS_SPACE),
+        "project_context": _blocks([s for s in live if s.layer is Layer.PROJECT]).strip(JS_SPACE),
+    }
