@@ -68,6 +68,7 @@ class ContextChecker:
         self.max_tokens = max_tokens
         self._assemblies: dict[Path, Assembly] = {}
         self._discoveries: dict[Path, Discovery | None] = {}
+        self._other_discoveries: dict[tuple[str, Path], Discovery | None] = {}
         self._reads: _SharedReads | None = None
         self._realpaths: dict[str, str] = {}
         self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -95,6 +96,47 @@ class ContextChecker:
                     found = None
             self._discoveries[cwd] = found
         return self._discoveries[cwd]
+
+    def client_notes(self, info: FileInfo) -> list[Finding]:
+        """What each client that loads `info` at start says about it at a position when it
+        discovers the file's directory (Codex: the line where its byte budget stops reading;
+        Gemini: an import that leaves the project), for that client's checks only."""
+        out: list[Finding] = []
+        me = self._real(str(info.path))
+        for client in registry.clients():
+            role = client.classify(info.path)
+            if role is None or role.kind not in LOADS_AT_START:
+                continue
+            discovery = self._client_discovery(client, role.load_dir)
+            for note in discovery.notes if discovery is not None else ():
+                if note.code in client.lint_codes and self._real(note.path) == me:
+                    out.append(Finding(info.shown, note.line, note.col, note.code, note.message))
+        return out
+
+    def _client_discovery(self, client: Client, cwd: Path) -> Discovery | None:
+        """`discovery(cwd)` for any client, with that client's built-in policy when there is one."""
+        if client is self.client:
+            return self.discovery(cwd)
+        key = (client.name, cwd)
+        if key not in self._other_discoveries:
+            from ..errors import AssemblerError
+            from ..policy import builtin_names, load_policy
+
+            ctx = self.machine.context(cwd)
+            found = None
+            if ctx is not None:
+                try:
+                    policy = (
+                        load_policy(client.name)
+                        if client.name in builtin_names()
+                        else self._discovery_policy
+                    )
+                    run = Run(ctx, policy._replace(skills=False), estimate_tokens, Disk())
+                    found = client.discover(run)
+                except AssemblerError:
+                    found = None
+            self._other_discoveries[key] = found
+        return self._other_discoveries[key]
 
     def assembly(self, cwd: Path) -> Assembly:
         """The whole assembly of `cwd` (budgets, rendering): only for the budget check."""

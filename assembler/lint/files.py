@@ -43,6 +43,9 @@ _FILE_KEYS = frozenset({"description", "title", "name"})
 _OTHER_AGENTS = re.compile(r"(?:^|/)(?:AGENTS\.md|GEMINI\.md)$")
 
 Add = Callable[[int, int, Code, str], None]
+# Kinds the 200-line / 25,000-byte guidance does not apply to: a memory index (cut by its own
+# limits) and a file no agent loads as instructions (a skill's reference AGENTS.md).
+_NO_SIZE_GUIDANCE = frozenset({FileKind.MEMORY, FileKind.OTHER})
 
 
 class Finding(NamedTuple):
@@ -68,6 +71,8 @@ class FileInfo(NamedTuple):
     shown: str  # as the user passed it / relative to where lint runs
     role: FileRole
     client: Client | None  # None: no registered client's file (another agent's, or unknown)
+    # The checks that apply: those of every client that loads the file (None: all of them).
+    lint_codes: frozenset[str] | None = None
 
     @property
     def kind(self) -> FileKind:
@@ -86,12 +91,18 @@ def is_instruction_file(rel: str) -> bool:
 
 
 def classify(path: Path, shown: str, first: Client | None = None) -> FileInfo:
-    """What `path` is: to `first` (the policy's client), else to another registered client."""
+    """What `path` is: to `first` (the policy's client), else to another registered client.
+    Its checks are those of every client that claims it (AGENTS.md: each agent reading it)."""
     others = tuple(c for c in registry.clients() if c is not first)
+    found: FileInfo | None = None
+    checks: set[str] = set()
     for client in (first, *others) if first else others:
         role = client.classify(path)
         if role is not None:
-            return FileInfo(path, shown, role, client)
+            found = found or FileInfo(path, shown, role, client)
+            checks |= client.lint_codes
+    if found is not None:
+        return found._replace(lint_codes=frozenset(checks))
     kind = FileKind.INSTRUCTIONS if _OTHER_AGENTS.search(path.as_posix()) else FileKind.OTHER
     return FileInfo(path, shown, FileRole(kind, path.parent), None)
 
@@ -310,12 +321,12 @@ class FileChecker:
     def _size(self, info: FileInfo, text: str, size: int, add: Add) -> None:
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         guidance = self.policy.lint
-        if info.kind is not FileKind.MEMORY and lines > guidance.max_lines:
+        if info.kind not in _NO_SIZE_GUIDANCE and lines > guidance.max_lines:
             add(
                 guidance.max_lines + 1, 1, codes.TOO_MANY_LINES,
                 f"{lines} lines, over the {guidance.max_lines}-line limit: move detail into .claude/rules or imported files",
             )  # fmt: skip
-        if info.kind is not FileKind.MEMORY and size > guidance.max_bytes:
+        if info.kind not in _NO_SIZE_GUIDANCE and size > guidance.max_bytes:
             add(
                 1, 1, codes.TOO_MANY_BYTES,
                 f"{size:,} bytes, over the {guidance.max_bytes:,}-byte limit: move detail into imported files",

@@ -19,7 +19,9 @@ from tests.helpers.trees import (
     ROOT,
     bootstrap_assembly,
     build,
+    codex_assembly,
     demo_assembly,
+    gemini_assembly,
     git_init,
     machine,
     run,
@@ -30,6 +32,8 @@ FORMATS = ("xml", "markdown", "json", "claude-code")
 
 
 CASES = {"demo": demo_assembly, "bootstrap": bootstrap_assembly}
+# Each agent client's fixture, in its own format (byte for byte the agent's text) and the xml.
+CLIENT_CASES = {"codex": codex_assembly, "gemini": gemini_assembly}
 
 
 def _golden_files() -> list[tuple[str, str]]:
@@ -41,7 +45,10 @@ def _golden_files() -> list[tuple[str, str]]:
     )
 
 
-GOLDEN_CASES = sorted((case, fmt) for case in CASES for fmt in FORMATS)
+GOLDEN_CASES = sorted(
+    [(case, fmt) for case in CASES for fmt in FORMATS]
+    + [(case, fmt) for case in CLIENT_CASES for fmt in (case, "xml")]
+)
 
 
 def test_golden_directory_holds_exactly_one_file_per_case_and_format() -> None:
@@ -50,7 +57,7 @@ def test_golden_directory_holds_exactly_one_file_per_case_and_format() -> None:
 
 @pytest.mark.parametrize(("case", "fmt"), GOLDEN_CASES)
 def test_golden(case: str, fmt: str, fixed_tmp: Path, update_goldens: bool) -> None:
-    assembly = CASES[case](fixed_tmp)
+    assembly = {**CASES, **CLIENT_CASES}[case](fixed_tmp)
     actual = assembly.render(fmt, date="2026-11-30").replace(str(fixed_tmp), PLACEHOLDER)
     check_golden(actual, GOLDEN / case / f"{fmt}.txt", update_goldens)
 
