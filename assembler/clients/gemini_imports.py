@@ -22,6 +22,7 @@ imports repeats text, as in the client, so both bounds matter).
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from typing import NamedTuple
@@ -35,6 +36,7 @@ from ..discovery.reader import ReadStatus
 MAX_DEPTH = 5
 _SPACE = " \t\n\r"
 _URL = re.compile(r"^(file|https?)://")
+_BACKTICKS = re.compile(r"`+")
 
 
 class Found(NamedTuple):
@@ -65,28 +67,30 @@ def find_imports(content: str) -> list[Found]:
 
 
 def code_regions(content: str) -> list[tuple[int, int]]:
-    """The matches of `` /(`+)([\\s\\S]*?)\\1/g ``, without backtracking: a run of `n`
-    backticks closes at the next run of `n` (or, failing that, of fewer) backticks."""
+    """The matches of `` /(`+)([\\s\\S]*?)\\1/g `` in linear time. From a run of `n` backticks
+    the regular expression backtracks to the widest `w <= n` that occurs again after the
+    first `w` (inside the run itself when `2w <= n`, or in a later run at least `w` long),
+    and closes at its next occurrence; no width: no match from anywhere in that run."""
+    runs = [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(content)]
+    starts = [start for start, _ in runs]
+    longest_after = [0] * (len(runs) + 1)  # the longest run from index i on
+    for i in range(len(runs) - 1, -1, -1):
+        longest_after[i] = max(runs[i][1], longest_after[i + 1])
     regions: list[tuple[int, int]] = []
-    absent_from: dict[int, int] = {}  # n -> a position from which no run of n backticks occurs
-    pos, size = 0, len(content)
+    pos = 0
     while (start := content.find("`", pos)) >= 0:
-        run = start
-        while run < size and content[run] == "`":
-            run += 1
-        for width in range(run - start, 0, -1):
-            after = start + width
-            if absent_from.get(width, size + 1) <= after:
-                continue
-            close = content.find("`" * width, after)
-            if close < 0:
-                absent_from[width] = after
-                continue
-            regions.append((start, close + width))
-            pos = close + width
-            break
-        else:  # no width closes from the run's start, so none does from inside it
-            pos = run
+        end = start
+        while end < len(content) and content[end] == "`":
+            end += 1
+        width = end - start
+        later = longest_after[bisect.bisect_left(starts, end)]
+        close_width = max(width // 2, min(width, later))
+        if close_width == 0:
+            pos = end
+            continue
+        close = content.find("`" * close_width, start + close_width)
+        regions.append((start, close + close_width))
+        pos = close + close_width
     return regions
 
 

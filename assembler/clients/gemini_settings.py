@@ -3,8 +3,8 @@
 `~/.gemini/settings.json` (user) and `<cwd>/.gemini/settings.json` (workspace; Gemini CLI's
 workspace is the directory it starts in) are read bounded (`SETTINGS_BYTES`); the workspace
 value wins over the user's. A value is a string or a list of strings, order kept; anything
-else, or a file that is not a JSON object, is reported (CTX915) and the default `GEMINI.md`
-is used. A name is joined to directories, so an absolute name, one with `..`, or past 64
+else, or a file that is not a JSON object, is reported (CTX915) and ignored (the user's
+value, else the default `GEMINI.md`, applies). A name is joined to directories, so an absolute name, one with `..`, or past 64
 names or 255 characters is refused. Gemini CLI accepts comments in settings.json; ctxasm
 reads plain JSON and reports a file with comments instead of guessing.
 """
@@ -56,7 +56,7 @@ def _names_in(path: Path, disk: Disk, problems: list[tuple[str, str]]) -> tuple[
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         problems.append(
-            (str(path), f"context.fileName must be a file name or a non-empty list of them, not {shown(repr(value), 80)}; the default GEMINI.md is used")
+            (str(path), f"context.fileName must be a file name or a non-empty list of them, not {shown(repr(value), 80)}; it is ignored")
         )  # fmt: skip
         return None
     refused = [n for n in names if not usable_marker(n)]
