@@ -250,3 +250,10 @@ def test_lint_names_the_line_where_codex_stops_and_spares_skill_files(tmp_path: 
     assert ("AGENTS.md", "CTX101", 201) in found
     assert not {f for f in result.findings if "skills" in f.path}
     assert "CTX201" not in {f.code for f in result.findings}  # Codex follows no @imports
+
+
+def test_lint_reports_a_doc_codex_drops_once_the_budget_is_spent(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, {"repo/AGENTS.md": "x" * 40_000, "repo/app/AGENTS.md": "app rules\n"})
+    result = lint(["app/AGENTS.md"], base=repo, **machine(tmp_path))
+    assert [(f.code, f.line) for f in result.findings] == [("CTX902", 1)]
+    assert "32,768-byte project_doc_max_bytes is spent" in result.findings[0].message

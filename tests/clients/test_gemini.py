@@ -8,7 +8,6 @@ import random
 import re
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from assembler import Assembler, Assembly, assemble
@@ -205,11 +204,13 @@ def test_cli_render_of_the_gemini_format(tmp_path: Path) -> None:
     assert (result.exit_code, result.stdout) == (0, _project(_block(f"{real}/GEMINI.md", "hello")))
 
 
-@pytest.mark.parametrize("start", ["GEMINI.md"])
-def test_lint_reports_imports_that_leave_the_project_where_they_are(
-    tmp_path: Path, start: str
-) -> None:
+def test_lint_reports_import_problems_where_they_are_written(tmp_path: Path) -> None:
     repo = git_init(tmp_path / "repo")
-    build(tmp_path, {"repo/" + start: "intro\n  see @../../etc/passwd\n", "repo/ok.md": ""})
+    text = "intro\n  see @../../etc/passwd\n@./gone.md\n@./a.md\n"
+    build(tmp_path, {"repo/GEMINI.md": text, "repo/a.md": "back to @./GEMINI.md"})
     result = lint(base=repo, **machine(tmp_path))
-    assert [(f.path, f.line, f.col, f.code) for f in result.findings] == [(start, 2, 7, "CTX911")]
+    assert [(f.path, f.line, f.col, f.code) for f in result.findings] == [
+        ("GEMINI.md", 2, 7, "CTX911"),
+        ("GEMINI.md", 3, 1, "CTX913"),
+        ("GEMINI.md", 4, 1, "CTX914"),  # a.md inlined GEMINI.md again, whose @./a.md is a cycle
+    ]
