@@ -23,11 +23,30 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from .. import codes
 from ..discovery.context import Discovery, Run
 from ..model import Assembled
 
 # The variables of a client format's template: `(assembly, date) -> {name: value}`.
 FormatContext = Callable[[Assembled, str], Mapping[str, Any]]
+
+
+# The lint checks that apply to any agent's plain instruction file, one read as it is (no
+# frontmatter, no Claude Code imports): files that cannot load, the size guidance, secrets,
+# duplicates, forged structure and content from outside the project. A client adds its own.
+PLAIN_FILE_CHECKS = frozenset(
+    {
+        *(c.code for c in codes.CATALOGUE if c.code < "CTX100"),
+        codes.TOO_MANY_LINES.code,
+        codes.TOO_MANY_BYTES.code,
+        codes.SECRET.code,
+        codes.DUPLICATE.code,
+        codes.CLOSING_TAG.code,
+        codes.FORGED_STRUCTURE.code,
+        codes.OUTSIDE_PROJECT.code,
+        codes.OUTSIDE_HOME.code,
+    }
+)
 
 
 class FileKind(enum.Enum):

@@ -34,7 +34,7 @@ from ..discovery.context import Discovery, FileNote, Run
 from ..discovery.loader import Loader, text_source
 from ..discovery.reader import ReadStatus
 from ..model import Assembled, Cut, Layer, Reason, Source, Why
-from .base import FileKind, FileRole, FormatContext
+from .base import PLAIN_FILE_CHECKS, FileKind, FileRole, FormatContext
 from .codex_config import OVERRIDE, PRIMARY, CodexConfig, read_config
 from .walk import marked_root, root_to_cwd
 
@@ -54,21 +54,7 @@ class Codex:
     name = NAME
     templates = None  # codex.j2 ships in templates/
     instruction_files = r"(?:^|/)AGENTS(?:\.override)?\.md$"
-    lint_codes = frozenset(
-        {
-            *(c.code for c in codes.CATALOGUE if c.code < "CTX100"),  # files that cannot load
-            codes.TOO_MANY_LINES.code,
-            codes.TOO_MANY_BYTES.code,
-            codes.SECRET.code,
-            codes.DUPLICATE.code,
-            codes.CLOSING_TAG.code,
-            codes.FORGED_STRUCTURE.code,
-            codes.OUTSIDE_PROJECT.code,
-            codes.OUTSIDE_HOME.code,
-            codes.CODEX_DOC_CUT.code,
-            codes.CODEX_DOC_DROPPED.code,
-        }
-    )
+    lint_codes = PLAIN_FILE_CHECKS | {codes.CODEX_DOC_CUT.code, codes.CODEX_DOC_DROPPED.code}
 
     @property
     def formats(self) -> Mapping[str, FormatContext]:

@@ -30,7 +30,7 @@ from .. import codes
 from ..discovery.context import Discovery, FileNote, Run
 from ..discovery.loader import Loader, text_source
 from ..model import Assembled, Layer, Reason, Source, Why
-from .base import FileKind, FileRole, FormatContext
+from .base import PLAIN_FILE_CHECKS, FileKind, FileRole, FormatContext
 from .gemini_imports import Importer
 from .gemini_settings import GEMINI_DIR, context_file_names
 from .walk import DEFAULT_MARKERS, marked_root, root_to_cwd
@@ -47,23 +47,11 @@ class Gemini:
     name = NAME
     templates = None  # gemini.j2 ships in templates/
     instruction_files = r"(?:^|/)GEMINI\.md$"
-    lint_codes = frozenset(
-        {
-            *(c.code for c in codes.CATALOGUE if c.code < "CTX100"),  # files that cannot load
-            codes.TOO_MANY_LINES.code,
-            codes.TOO_MANY_BYTES.code,
-            codes.SECRET.code,
-            codes.DUPLICATE.code,
-            codes.CLOSING_TAG.code,
-            codes.FORGED_STRUCTURE.code,
-            codes.OUTSIDE_PROJECT.code,
-            codes.OUTSIDE_HOME.code,
-            codes.GEMINI_IMPORT_OUTSIDE.code,
-            codes.GEMINI_IMPORT_TOO_DEEP.code,
-            codes.GEMINI_IMPORT_FAILED.code,
-            codes.GEMINI_IMPORT_CYCLE.code,
-        }
-    )
+    lint_codes = PLAIN_FILE_CHECKS | {
+        codes.GEMINI_IMPORT_OUTSIDE.code,
+        codes.GEMINI_IMPORT_FAILED.code,
+        codes.GEMINI_IMPORT_CYCLE.code,
+    }
 
     @property
     def formats(self) -> Mapping[str, FormatContext]:

@@ -21,7 +21,7 @@ WRAP = "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCT
 
 
 def _codex(tmp: Path, cwd: Path, **options: object) -> Assembly:
-    return assemble(cwd, policy="codex", **{**machine(tmp), **options})  # type: ignore[arg-type]
+    return assemble(cwd, policy="codex", **{**machine(tmp), **options})
 
 
 def _repo(tmp: Path, files: dict[str, str]) -> Path:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_codex_and_gemini_on_the_corpus(name: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         laid = lay_out(CORPUS / name, Path(tmp))
         repo = Path(os.path.realpath(laid.repo))
-        machine = {"home": laid.home, "managed_dir": laid.managed, "environ": {}}
+        machine: dict[str, Any] = {"home": laid.home, "managed_dir": laid.managed, "environ": {}}
         for cwd in _start_dirs(repo):
             codex = assemble(cwd, policy="codex", **machine)
             paths = [s.path for s in codex.sources]

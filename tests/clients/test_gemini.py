@@ -21,7 +21,7 @@ PREAMBLE = "# Contextual Instructions (GEMINI.md)\nThe following content is load
 
 
 def _gemini(tmp: Path, cwd: Path, **options: object) -> Assembly:
-    return assemble(cwd, policy="gemini", **{**machine(tmp), **options})  # type: ignore[arg-type]
+    return assemble(cwd, policy="gemini", **{**machine(tmp), **options})
 
 
 def _block(path: Path | str, text: str) -> str:
@@ -202,6 +202,8 @@ def test_cli_render_of_the_gemini_format(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["render", str(tmp_path / "w"), "--policy", "gemini", *args])
     real = os.path.realpath(tmp_path / "w")
     assert (result.exit_code, result.stdout) == (0, _project(_block(f"{real}/GEMINI.md", "hello")))
+    cache = CliRunner().invoke(cli, ["cache", str(tmp_path / "w"), "--policy", "gemini", *args])
+    assert cache.exit_code == 0, cache.output
 
 
 def test_lint_reports_import_problems_where_they_are_written(tmp_path: Path) -> None:
