@@ -51,6 +51,7 @@ class Skip(enum.Enum):
     CYCLE = "import cycle"
     DUPLICATE = "already loaded"
     BUDGET = "dropped by the token budget"
+    CLIENT_BUDGET = "past the client's byte budget"
 
 
 SKIP_CODES = {
@@ -72,6 +73,8 @@ SKIP_CODES = {
     codes.IMPORT_CYCLE.code: Skip.CYCLE,
     codes.IMPORT_DUPLICATE.code: Skip.DUPLICATE,
     codes.BUDGET_DROPPED.code: Skip.BUDGET,
+    codes.CODEX_DOC_DROPPED.code: Skip.CLIENT_BUDGET,
+    codes.CODEX_DOCS_FAILED.code: Skip.UNREADABLE,
 }
 
 RULES_ORDER = {

@@ -13,7 +13,7 @@ from assembler import Assembler, Assembly, assemble
 from assembler.cli import cli
 from assembler.clients.codex import utf8_boundary
 from assembler.lint import lint
-from assembler.live.explain import Status, explain
+from assembler.live.explain import Skip, Status, explain
 from assembler.live.watch import Watcher
 from tests.helpers.trees import build, codes, git_init, listing, machine
 
@@ -196,7 +196,8 @@ def test_explain_shows_the_cut_and_the_dropped_doc(tmp_path: Path) -> None:
     rows = {r.path: r for r in result.rows}
     assert rows["AGENTS.md"].status is Status.TRUNCATED
     assert "past project_doc_max_bytes" in rows["AGENTS.md"].detail
-    assert any(d.code == "CTX902" for d in result.assembly.diagnostics)
+    assert rows["app/AGENTS.md"].status is Status.SKIPPED
+    assert rows["app/AGENTS.md"].skip is Skip.CLIENT_BUDGET
 
 
 def test_the_assembler_and_watch_follow_codex_inputs(tmp_path: Path) -> None:
