@@ -110,7 +110,7 @@ CATALOGUE: tuple[Code, ...] = (
     (GEMINI_IMPORT_TOO_DEEP := Code("CTX912", "gemini-import-too-deep", "a GEMINI.md @import past Gemini CLI's 5 levels: left in the text unread", None, WARNING)),
     (GEMINI_IMPORT_FAILED := Code("CTX913", "gemini-import-failed", "a GEMINI.md @import that cannot be read: Gemini CLI inlines an error comment", WARNING, INFO)),
     (GEMINI_IMPORT_CYCLE := Code("CTX914", "gemini-import-cycle", "GEMINI.md @imports that come back to a file of the chain: Gemini CLI inlines a marker", WARNING, INFO)),
-    (GEMINI_SETTINGS_INVALID := Code("CTX915", "gemini-settings-invalid", "a Gemini settings.json unusable, or a context.fileName of the wrong type: the default is used", None, WARNING)),
+    (GEMINI_SETTINGS_INVALID := Code("CTX915", "gemini-settings-invalid", "a Gemini settings.json unusable, or a context.fileName of the wrong type: it is ignored", WARNING, WARNING)),
 )  # fmt: skip
 
 BY_CODE = {entry.code: entry for entry in CATALOGUE}

@@ -57,6 +57,7 @@ class FileKind(enum.Enum):
     RULE = "rule"  # in a rules directory; frontmatter may make it conditional
     MEMORY = "memory"  # an index the client cuts to its limits
     NEVER_LOADED = "never loaded"  # named like an instruction file, never read
+    SETTINGS = "settings"  # a client's settings file: it decides what loads from its directory
     OTHER = "other"  # not an instruction file of any known client
 
 

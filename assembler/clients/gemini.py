@@ -46,8 +46,9 @@ _ON_THE_WAY = Reason(Why.ANCESTOR, "context file between the project root and cw
 class Gemini:
     name = NAME
     templates = None  # gemini.j2 ships in templates/
-    instruction_files = r"(?:^|/)GEMINI\.md$"
+    instruction_files = r"(?:^|/)(?:GEMINI\.md|\.gemini/settings\.json)$"
     lint_codes = PLAIN_FILE_CHECKS | {
+        codes.GEMINI_SETTINGS_INVALID.code,
         codes.GEMINI_IMPORT_OUTSIDE.code,
         codes.GEMINI_IMPORT_FAILED.code,
         codes.GEMINI_IMPORT_CYCLE.code,
@@ -61,9 +62,10 @@ class Gemini:
         ctx = run.context
         loader = Loader(run)
         names, problems = context_file_names(ctx, run.disk)
+        notes: list[FileNote] = []
         for path, problem in problems:
             loader.note(codes.GEMINI_SETTINGS_INVALID, path, problem)
-        notes: list[FileNote] = []
+            notes.append(FileNote(path, 1, 1, codes.GEMINI_SETTINGS_INVALID.code, problem))
         importer = Importer(loader, notes)
         global_dir = str(ctx.home / GEMINI_DIR)
         out: list[Source] = []
@@ -81,6 +83,8 @@ class Gemini:
         return None  # not modelled yet: Gemini CLI's just-in-time context of touched paths
 
     def classify(self, path: Path) -> FileRole | None:
+        if path.name == "settings.json" and path.parent.name == GEMINI_DIR:
+            return FileRole(FileKind.SETTINGS, path.parent.parent)  # its context.fileName
         return FileRole(FileKind.INSTRUCTIONS, path.parent) if path.name == "GEMINI.md" else None
 
 

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 _MIN_PARAGRAPH = 40
 LOADS_AT_START = frozenset({FileKind.INSTRUCTIONS, FileKind.LOCAL, FileKind.RULE})
+# Files a client's discovery of their directory may say something about, at a position.
+_SAYS_AT_START = LOADS_AT_START | {FileKind.SETTINGS}
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
@@ -100,12 +102,13 @@ class ContextChecker:
     def client_notes(self, info: FileInfo) -> list[Finding]:
         """What each client that loads `info` at start says about it at a position when it
         discovers the file's directory (Codex: the line where its byte budget stops reading;
-        Gemini: an import that leaves the project), for that client's checks only."""
+        Gemini: an import that leaves the project, a bad `context.fileName`), for that
+        client's checks only."""
         out: list[Finding] = []
         me = self._real(str(info.path))
         for client in registry.clients():
             role = client.classify(info.path)
-            if role is None or role.kind not in LOADS_AT_START:
+            if role is None or role.kind not in _SAYS_AT_START:
                 continue
             discovery = self._client_discovery(client, role.load_dir)
             for note in discovery.notes if discovery is not None else ():

@@ -44,8 +44,8 @@ _OTHER_AGENTS = re.compile(r"(?:^|/)(?:AGENTS\.md|GEMINI\.md)$")
 
 Add = Callable[[int, int, Code, str], None]
 # Kinds the 200-line / 25,000-byte guidance does not apply to: a memory index (cut by its own
-# limits) and a file no agent loads as instructions (a skill's reference AGENTS.md).
-_NO_SIZE_GUIDANCE = frozenset({FileKind.MEMORY, FileKind.OTHER})
+# limits), a file no agent loads as instructions (a skill's reference AGENTS.md), settings.
+_NO_SIZE_GUIDANCE = frozenset({FileKind.MEMORY, FileKind.OTHER, FileKind.SETTINGS})
 
 
 class Finding(NamedTuple):

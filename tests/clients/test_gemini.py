@@ -216,3 +216,13 @@ def test_lint_reports_import_problems_where_they_are_written(tmp_path: Path) -> 
         ("GEMINI.md", 3, 1, "CTX913"),
         ("GEMINI.md", 4, 1, "CTX914"),  # a.md inlined GEMINI.md again, whose @./a.md is a cycle
     ]
+
+
+def test_lint_reports_a_bad_context_file_name_in_the_workspace_settings(tmp_path: Path) -> None:
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/.gemini/settings.json": '{"context": {"fileName": ["../x.md"]}}'})
+    result = lint(base=repo, **machine(tmp_path))
+    assert [(f.path, f.line, f.code) for f in result.findings] == [
+        (".gemini/settings.json", 1, "CTX915")
+    ]
+    assert "is not a file name in a directory" in result.findings[0].message
