@@ -111,27 +111,43 @@ class Importer:
         self, content: str, base: str, root: str, chain: frozenset[str], depth: int, origin: str
     ) -> str:
         found = find_imports(content)
+        if not found:
+            return content
+        at = _Positions(content)
         if depth >= MAX_DEPTH:
             for item in found:
-                self._note(codes.GEMINI_IMPORT_TOO_DEEP, origin, content, item,
-                           f"@{item.path} is past Gemini CLI's {MAX_DEPTH} import levels: left in the text unread")  # fmt: skip
+                if self._spend(origin):
+                    self._note(codes.GEMINI_IMPORT_TOO_DEEP, origin, at, item,
+                               f"@{item.path} is past Gemini CLI's {MAX_DEPTH} import levels: left in the text unread")  # fmt: skip
             return content
-        regions = code_regions(content) if found else []
+        regions = code_regions(content)
+        region_starts = [start for start, _ in regions]
         out: list[str] = []
         last = 0
         for item in found:
             out.append(content[last : item.start])
             last = item.end
-            if any(s <= item.start < e for s, e in regions):
+            inside = bisect.bisect_right(region_starts, item.start) - 1
+            if (inside >= 0 and item.start < regions[inside][1]) or not self._spend(origin):
                 out.append(f"@{item.path}")
                 continue
-            out.append(self._one(content, item, base, root, chain, depth, origin))
+            out.append(self._one(at, item, base, root, chain, depth, origin))
         out.append(content[last:])
         return "".join(out)
 
+    def _spend(self, origin: str) -> bool:
+        """Whether one more import may be followed in this run (said once when none may)."""
+        self._imports_left -= 1
+        if self._imports_left == -1:
+            self.loader.note(
+                codes.LOAD_LIMIT, origin,
+                f"this run has followed {RUN_MAX_IMPORTS:,} imports: the rest are left as written; import fewer files",
+            )  # fmt: skip
+        return self._imports_left >= 0
+
     def _one(
         self,
-        content: str,
+        at: _Positions,
         item: Found,
         base: str,
         root: str,
@@ -141,20 +157,19 @@ class Importer:
     ) -> str:
         target = os.path.normpath(os.path.join(base, item.path))
         if _URL.match(item.path) or not within(target, root):
-            self._note(codes.GEMINI_IMPORT_OUTSIDE, origin, content, item,
+            self._note(codes.GEMINI_IMPORT_OUTSIDE, origin, at, item,
                        f"@{item.path} leaves the project ({self.loader.display(root)}); Gemini CLI refuses it")  # fmt: skip
             return f"<!-- Import failed: {item.path} - Path traversal attempt -->"
         if target in chain:
-            self._note(codes.GEMINI_IMPORT_CYCLE, origin, content, item,
+            self._note(codes.GEMINI_IMPORT_CYCLE, origin, at, item,
                        f"@{item.path} comes back to a file this chain of imports inlined already")  # fmt: skip
             return f"<!-- File already processed: {item.path} -->"
-        self._imports_left -= 1
         text, error = self._read(target)
         if text is None:
             self._note(
                 codes.GEMINI_IMPORT_FAILED,
                 origin,
-                content,
+                at,
                 item,
                 f"@{item.path} cannot be read ({error})",
             )
@@ -167,8 +182,6 @@ class Importer:
 
     def _read(self, path: str) -> tuple[str | None, str]:
         """The file's text, or None and the error Node's `fs` would give."""
-        if self._imports_left < 0:
-            return None, f"ctxasm follows at most {RUN_MAX_IMPORTS:,} imports in one run"
         result = self.loader.disk.read(path, self.loader.policy.limits.skip_bytes)
         status = result.status
         if status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
@@ -189,10 +202,25 @@ class Importer:
         self._text_left -= len(text)
         return text, ""
 
-    def _note(self, code: codes.Code, origin: str, content: str, item: Found, message: str) -> None:
-        """A load diagnostic on the importing file, and a positioned note for lint (only
-        for an import written in a file the project holds: the chain's start)."""
+    def _note(
+        self, code: codes.Code, origin: str, at: _Positions, item: Found, message: str
+    ) -> None:
+        """A load diagnostic on the importing file, and a positioned note for lint (reported
+        for a linted file when the import is written in it)."""
         self.loader.note(code, origin, message)
-        line = content.count("\n", 0, item.start) + 1
-        col = item.start - (content.rfind("\n", 0, item.start) + 1) + 1
+        line, col = at.of(item.start)
         self.notes.append(FileNote(origin, line, col, code.code, message))
+
+
+class _Positions:
+    """Line and column of offsets in one text, its line starts indexed on first use."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts: list[int] | None = None
+
+    def of(self, offset: int) -> tuple[int, int]:
+        if self._starts is None:
+            self._starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index + 1, offset - self._starts[index] + 1

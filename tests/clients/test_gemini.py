@@ -226,3 +226,14 @@ def test_lint_reports_a_bad_context_file_name_in_the_workspace_settings(tmp_path
         (".gemini/settings.json", 1, "CTX915")
     ]
     assert "is not a file name in a directory" in result.findings[0].message
+
+
+def test_a_hostile_context_file_is_bounded(tmp_path: Path) -> None:
+    """200,000 imports and 100,000 code spans: at most 10,000 imports followed or reported,
+    the rest left as written and said once (no quadratic scan of spans or lines)."""
+    build(tmp_path, {"w/GEMINI.md": "@../x " * 200_000 + "`a` " * 100_000})
+    assembly = _gemini(tmp_path, tmp_path / "w")
+    assert [d.code for d in assembly.diagnostics] == ["CTX911", "CTX705"]  # the same, once
+    failed = "<!-- Import failed: ../x - Path traversal attempt --> "
+    assert assembly.sources[0].content.startswith(failed * 10_000 + "@../x ")
+    assert assembly.sources[0].content.endswith("@../x " * 10 + "`a` " * 99_999 + "`a`")
