@@ -89,12 +89,19 @@ class DiscoveryArgs(NamedTuple):
 
     def warnings(self) -> list[str]:
         """What was given that cannot be what the user meant (a typo in a path)."""
-        return [
+        out = []
+        if self.home is not None and not os.path.isdir(self.home):
+            out.append(
+                f"--home {shown(str(self.home))}: no such directory; no user instructions, "
+                "settings or auto memory are loaded: check the path"
+            )
+        out += [
             f"--touch {shown(str(t))}: no such file; what the client attaches for that path "
             "is shown all the same"
             for t in self.touched
             if not os.path.lexists(t)
         ]
+        return out
 
 
 def discovery_options(func: F) -> F:
@@ -471,7 +478,10 @@ def _lint_command() -> click.Command:
 
         write_output(render_findings(result.findings, fmt), None)
         if fmt == "text" and not quiet:
-            click.echo(summary(result.findings, len(result.files), result.ignored), err=True)
+            click.echo(
+                summary(result.findings, len(result.files), result.ignored, result.memory),
+                err=True,
+            )
         sys.exit(1 if result.fails(strict=strict) else 0)
 
     return lint
@@ -651,6 +661,12 @@ def _watch_command() -> click.Command:
         # background jobs (Python then installs no handler of its own); SIGTERM ends it cleanly too.
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.default_int_handler)
+        # watchdog logs a race of its own threads at shutdown as an error ("queue_events()
+        # called when the thread is inactive"); with no handler Python would print it to
+        # stderr after our last line. What a watch must report reaches us as exceptions.
+        import logging
+
+        logging.getLogger("watchdog").addHandler(logging.NullHandler())
         assembler = Assembler(path, **discovery.options(touched=False))
         with (
             Watcher(

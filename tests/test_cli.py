@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from assembler.cli import cli
@@ -14,6 +15,7 @@ from tests.helpers.trees import ROOT, build, git_init
 
 
 def invoke(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    (tmp_path / "home").mkdir(exist_ok=True)
     result = CliRunner().invoke(
         cli,
         [
@@ -86,6 +88,29 @@ def test_warnings_go_to_stderr_one_line_each(tmp_path: Path) -> None:
         "../outside.md: warning: @../outside.md in CLAUDE.md points outside the working directory; "
         "the client drops it unless external imports are approved in ~/.claude.json [CTX204]"
     ]
+
+
+@pytest.mark.parametrize("command", ["render", "explain", "lint", "cache"])
+def test_a_missing_home_is_a_warning(tmp_path: Path, command: str) -> None:
+    """A typo in --home would silently drop the user's layer: say so, and still run."""
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "project rules"})
+    home = tmp_path / "hmoe"
+    machine = ["--home", str(home), "--managed-dir", str(tmp_path / "managed")]
+    target = (
+        [str(tmp_path / "repo" / "CLAUDE.md")] if command == "lint" else [str(tmp_path / "repo")]
+    )
+    result = CliRunner().invoke(cli, [command, *target, *machine], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    warning = (
+        f"ctxasm: warning: --home {home}: no such directory; no user instructions, settings "
+        "or auto memory are loaded: check the path"
+    )
+    assert result.stderr.splitlines()[0] == warning
+    home.mkdir()
+    again = CliRunner().invoke(cli, [command, *target, *machine], catch_exceptions=False)
+    assert warning not in again.stderr
+    assert again.stdout == result.stdout
 
 
 def test_errors_in_files_exit_1_and_still_render(tmp_path: Path) -> None:

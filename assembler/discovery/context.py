@@ -68,9 +68,15 @@ class Discovery(NamedTuple):
 
 
 def build_context(
-    cwd: Path, home: Path, managed_dir: Path, environ: Mapping[str, str], disk: Disk
+    cwd: Path,
+    home: Path,
+    managed_dir: Path,
+    environ: Mapping[str, str],
+    disk: Disk,
+    git_roots: dict[str, Path | None] | None = None,
 ) -> Context:
-    """Fix the machine facts for one run. `cwd` is resolved like the client's `process.cwd()`."""
+    """Fix the machine facts for one run. `cwd` is resolved like the client's `process.cwd()`;
+    `git_roots` remembers git roots across the runs of one lint (`find_git_root`)."""
     try:
         real = Path(disk.realpath(str(cwd), strict=True))
     except OSError as err:
@@ -81,7 +87,7 @@ def build_context(
         raise DiscoveryError(f"{str(cwd)!r}: not a valid path; pass an existing PATH") from None
     if not disk.is_dir(str(real)):
         raise DiscoveryError(f"{cwd}: not a directory; pass the directory the agent starts in")
-    git_root = find_git_root(real, disk)
+    git_root = find_git_root(real, disk, git_roots)
     canonical = canonical_git_root(git_root, disk) if git_root else None
     return Context(
         cwd=real,

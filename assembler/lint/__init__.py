@@ -44,6 +44,7 @@ class LintResult(NamedTuple):
     findings: tuple[Finding, ...]
     files: tuple[str, ...]
     ignored: tuple[str, ...] = ()  # of `files`, those git ignores (an agent reads them anyway)
+    memory: tuple[str, ...] = ()  # of `files`, the repository's auto memory (outside it)
 
     @property
     def failed(self) -> bool:
@@ -211,12 +212,10 @@ class _Repos:
 
     def __init__(self) -> None:
         self._repos: dict[Path, GitRepo] = {}
-        self._roots: dict[Path, Path | None] = {}  # files of one directory: one walk up
+        self._roots: dict[str, Path | None] = {}  # each directory tested for `.git` once
 
     def of(self, directory: Path) -> GitRepo | None:
-        if directory not in self._roots:
-            self._roots[directory] = find_git_root(directory, Disk())
-        root = self._roots[directory]
+        root = find_git_root(directory, Disk(), self._roots)
         if root is None:
             return None
         if root not in self._repos:
@@ -266,6 +265,10 @@ def lint(
             else _given(files, here, stopped, repos, ignored)
         )
         context = ContextChecker(policy, machine, request.max_tokens or 0)
+        memory = [m for m in context.memory_files(here) if m not in paths] if whole_tree else []
+        paths = [*paths, *memory]
+        if whole_tree:
+            context.index_repository(here, paths, complete=not stopped)
         checkers: dict[GitRepo | None, FileChecker] = {}
         findings = _leveled(
             (
@@ -303,7 +306,7 @@ def lint(
             findings += context.over_budget(directory, here)
     finally:
         repos.close()
-    return _finish(findings, levels, paths, here, ignored)
+    return _finish(findings, levels, paths, here, ignored, memory)
 
 
 def _given(
@@ -349,10 +352,13 @@ def _finish(
     paths: Sequence[Path],
     here: Path,
     ignored: Sequence[Path] = (),
+    memory: Sequence[Path] = (),
 ) -> LintResult:
     kept = sorted(set(_leveled(findings, levels)), key=_position)
     shown_ignored = tuple(sorted(_shown(p, here) for p in ignored))
-    return LintResult(tuple(kept), tuple(_shown(p, here) for p in paths), shown_ignored)
+    shown_memory = tuple(_shown(p, here) for p in memory)
+    files = tuple(_shown(p, here) for p in paths)
+    return LintResult(tuple(kept), files, shown_ignored, shown_memory)
 
 
 def _leveled(findings: Iterable[Finding], levels: Mapping[str, Severity | None]) -> list[Finding]:

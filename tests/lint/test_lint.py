@@ -453,6 +453,7 @@ def test_results_do_not_depend_on_how_files_are_split(tmp_path: Path) -> None:
 
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "home").mkdir(exist_ok=True)
     return subprocess.run(
         [
             sys.executable,
@@ -736,4 +737,29 @@ def test_whole_repository_lint_checks_the_ignored_files_an_agent_reads(tmp_path:
         "2 of them git-ignored (an agent reads them anyway): .claude/CLAUDE.local.md, CLAUDE.local.md"
         in text.stderr
     )
+    assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)
+
+
+def test_whole_repository_lint_checks_the_repository_auto_memory(tmp_path: Path) -> None:
+    """The auto memory index goes into every prompt from outside the repository: whole-repository
+    lint checks it (a secret, the 200-line cut) and names it; files given: only those."""
+    from assembler.discovery.settings import slug
+
+    make(tmp_path, {"repo/CLAUDE.md": "shared\n"})
+    _git(tmp_path / "repo", "add", "-A")
+    repo = Path(os.path.realpath(tmp_path / "repo"))
+    memory = tmp_path / "home" / ".claude" / "projects" / slug(repo) / "memory" / "MEMORY.md"
+    index = "".join(f"- entry {i}\n" for i in range(240))
+    make(memory.parent, {"MEMORY.md": "token: ghp_" + "a1B2c3D4e5" * 4 + "\n" + index})
+    result = lint([], base=tmp_path / "repo", **machine(tmp_path))
+    shown = str(memory)
+    assert sorted((f.path, f.code) for f in result.findings) == [
+        (shown, "CTX106"),
+        (shown, "CTX501"),
+    ]
+    assert result.memory == (shown,)
+    assert result.files == ("CLAUDE.md", shown)
+    text = _cli(tmp_path)
+    assert text.returncode == 1
+    assert text.stderr.endswith(f"in 2 files checked; with the repository's auto memory: {shown}\n")
     assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)
