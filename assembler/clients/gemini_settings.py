@@ -40,7 +40,7 @@ def context_file_names(ctx: Context, disk: Disk) -> tuple[tuple[str, ...], list[
 
 
 def _names_in(path: Path, disk: Disk, problems: list[tuple[str, str]]) -> tuple[str, ...] | None:
-    data, problem = read_json(path, disk, SETTINGS_BYTES)
+    data, problem = read_json(path, disk, SETTINGS_BYTES, strip_json_comments)
     if data is None:
         if problem:
             problems.append((str(path), f"{problem} (Gemini CLI uses the default GEMINI.md)"))
@@ -69,3 +69,30 @@ def _names_in(path: Path, disk: Disk, problems: list[tuple[str, str]]) -> tuple[
         problems.append((str(path), f"context.fileName {what}; ctxasm ignores it"))
     kept = tuple(dict.fromkeys(n for n in names[:MAX_NAMES] if usable_marker(n)))
     return kept or None
+
+
+def strip_json_comments(text: str) -> str:
+    """`strip-json-comments`: each comment replaced by spaces (line breaks kept, so positions
+    in error messages stay right), strings left alone. One pass, no backtracking."""
+    out: list[str] = []
+    i, n, start = 0, len(text), 0
+    in_string = False
+    while i < n:
+        char = text[i]
+        if in_string:
+            if char == "\\":
+                i += 2
+                continue
+            in_string = char != '"'
+        elif char == '"':
+            in_string = True
+        elif text.startswith("//", i) or text.startswith("/*", i):
+            end = text.find("\n", i) if text[i + 1] == "/" else text.find("*/", i + 2)
+            end = n if end < 0 else end + (2 if text[i + 1] == "*" else 0)
+            out.append(text[start:i])
+            out.append("".join(c if c in "\r\n" else " " for c in text[i:end]))
+            i = start = end
+            continue
+        i += 1
+    out.append(text[start:])
+    return "".join(out)

@@ -112,6 +112,11 @@ def test_context_file_name_string_list_and_bad_values(tmp_path: Path) -> None:
     (problem,) = [d for d in bad.diagnostics if d.code == "CTX915"]
     assert problem.path == ".gemini/settings.json" and "must be a file name" in problem.message
     assert [s.content for s in bad.sources] == ["user setting"]  # the bad value is ignored
+    commented = (
+        '{\n  // the team\'s name, "quoted"\n  "context": {/* */ "fileName": "GEMINI.md"}\n}'
+    )
+    build(tmp_path, {"work/.gemini/settings.json": commented})  # comments, as the client allows
+    assert [s.content for s in _gemini(tmp_path, tmp_path / "work").sources] == ["default name"]
     build(tmp_path, {"work/.gemini/settings.json": "{not json"})
     assert any(d.code == "CTX915" for d in _gemini(tmp_path, tmp_path / "work").diagnostics)
 
