@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .harness import CORPUS, WORK, Check, heading, median, ms, row, venv_script
+from .harness import CORPUS, WORK, Check, compile_package, heading, median, ms, row, venv_script
 
 RATIO_TARGET = 1.0
 MAX_STARTS = 12
@@ -144,6 +144,7 @@ def compare(
 
 
 def run(runs: int = 3, corpus_names: list[str] | None = None) -> list[Check]:
+    compile_package()  # bytecode written, as an installed wheel has it
     heading("codex: ctxasm explain --policy codex vs agents-doctor explain")
     tool = peer()
     if tool is None:
