@@ -32,7 +32,7 @@ from ..discovery.loader import Loader, text_source
 from ..model import Assembled, Layer, Reason, Source, Why
 from .base import PLAIN_FILE_CHECKS, FileKind, FileRole, FormatContext
 from .gemini_imports import Importer
-from .gemini_settings import GEMINI_DIR, context_file_names
+from .gemini_settings import DEFAULT_NAME, GEMINI_DIR, context_file_names
 from .walk import DEFAULT_MARKERS, marked_root, root_to_cwd
 
 NAME = "gemini"
@@ -80,7 +80,33 @@ class Gemini:
     def touch(
         self, run: Run, state: object, target: Path, already: Collection[str]
     ) -> Discovery | None:
-        return None  # not modelled yet: Gemini CLI's just-in-time context of touched paths
+        """Just-in-time context (`loadJitSubdirectoryMemory`): when a tool reads `target`
+        in the trusted root (cwd), the context files from its directory up to the project
+        root that are not loaded yet, root first; the client appends them to the tool's
+        output."""
+        ctx = run.context
+        loader = Loader(run)
+        if not target.is_relative_to(ctx.cwd):
+            loader.note(
+                codes.TOUCH_OUTSIDE, str(target),
+                "outside the working directory (Gemini CLI's trusted root); nothing is attached",
+            )  # fmt: skip
+            return Discovery((), tuple(loader.diagnostics))
+        names = state if isinstance(state, tuple) else (DEFAULT_NAME,)
+        start = target if run.disk.is_dir(str(target)) else target.parent
+        known = {_identity(run, p) for p in already} | set(already)
+        shown = ctx.display(str(target))
+        reason = Reason(Why.NESTED, f"context file on the way to {shown}", touched=shown)
+        importer = Importer(loader, [])
+        out: list[Source] = []
+        for path in _upward_paths(run, start, names, str(ctx.home / GEMINI_DIR)):
+            if path in known or _identity(run, path) in known:
+                continue
+            out += (
+                s._replace(lazy=True)
+                for s in _load(path, Layer.SUBDIRECTORY, reason, loader, importer)
+            )
+        return Discovery(tuple(out), tuple(loader.diagnostics))
 
     def classify(self, path: Path) -> FileRole | None:
         if path.name == "settings.json" and path.parent.name == GEMINI_DIR:
@@ -93,10 +119,17 @@ CLIENT = Gemini()
 
 def _project_paths(run: Run, names: tuple[str, ...], global_dir: str) -> list[str]:
     """`getEnvironmentMemoryPaths` for cwd: root to cwd, deduplicated, sorted as JS sorts."""
-    ctx, disk = run.context, run.disk
-    root = marked_root(ctx.cwd, DEFAULT_MARKERS, disk)
+    paths = _upward_paths(run, run.context.cwd, names, global_dir)
+    return sorted(paths, key=lambda p: p.encode("utf-16-be", "surrogatepass"))
+
+
+def _upward_paths(run: Run, start: Path, names: tuple[str, ...], global_dir: str) -> list[str]:
+    """`findUpwardGeminiFiles(start, ceiling)`: each name of each directory from the project
+    root (the ceiling; none: cwd) down to `start`, that exists, one per file identity."""
+    disk = run.disk
+    root = marked_root(run.context.cwd, DEFAULT_MARKERS, disk) or str(run.context.cwd)
     found: list[str] = []
-    for directory in root_to_cwd(ctx.cwd, root):
+    for directory in root_to_cwd(start, root):
         if directory == global_dir:  # the client stops its upward walk there
             found.clear()
             continue
@@ -104,16 +137,23 @@ def _project_paths(run: Run, names: tuple[str, ...], global_dir: str) -> list[st
     seen: set[tuple[int, int]] = set()
     unique: list[str] = []
     for path in found:
-        try:
-            st = disk.stat(path)
-        except (OSError, ValueError):
+        identity = _identity(run, path)
+        if identity is None:
             if disk.lexists(path):
                 unique.append(path)  # let reading it say what is wrong
-            continue
-        if (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
+        elif identity not in seen:
+            seen.add(identity)
             unique.append(path)
-    return sorted(unique, key=lambda p: p.encode("utf-16-be", "surrogatepass"))
+    return unique
+
+
+def _identity(run: Run, path: str) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path` (links followed), as the client dedupes."""
+    try:
+        st = run.disk.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _load(
@@ -151,10 +191,21 @@ def _blocks(sources: list[Source]) -> str:
     )
 
 
+JIT_PREFIX = "\n\n--- Newly Discovered Project Context ---\n"
+JIT_SUFFIX = "\n--- End Project Context ---"
+
+
 def gemini_context(assembly: Assembled, date: str) -> Mapping[str, Any]:
-    """The variables of `templates/gemini.j2`: the global and the project context blocks."""
+    """The variables of `templates/gemini.j2`: the global and the project context blocks,
+    and for each touched path that attached files, what the client appends to the output of
+    the tool that read it (`appendJitContext`)."""
     live = [s for s in assembly.sources if not s.dropped]
+    by_touch: dict[str | None, list[Source]] = {}
+    for s in live:
+        if s.lazy:
+            by_touch.setdefault(s.reason.touched, []).append(s)
     return {
         "global_context": _blocks([s for s in live if s.layer is Layer.USER]).strip(JS_SPACE),
         "project_context": _blocks([s for s in live if s.layer is Layer.PROJECT]).strip(JS_SPACE),
+        "jit": [JIT_PREFIX + _blocks(group) + JIT_SUFFIX for group in by_touch.values()],
     }

@@ -242,3 +242,42 @@ def test_a_hostile_context_file_is_bounded(tmp_path: Path) -> None:
     failed = "<!-- Import failed: ../x - Path traversal attempt --> "
     assert assembly.sources[0].content.startswith(failed * 10_000 + "@../x ")
     assert assembly.sources[0].content.endswith("@../x " * 10 + "`a` " * 99_999 + "`a`")
+
+
+def test_touching_a_file_attaches_just_in_time_context_once(tmp_path: Path) -> None:
+    """`loadJitSubdirectoryMemory`: the files from the touched file's directory up to the
+    root that are not loaded yet, root first, appended to the tool's output."""
+    repo = git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "repo/GEMINI.md": "root",
+            "repo/app/GEMINI.md": "app",
+            "repo/app/src/GEMINI.md": "src @./style.md",
+            "repo/app/src/style.md": "tabs",
+            "repo/app/src/lib/GEMINI.md": "lib",
+            "repo/app/src/lib/main.ts": "",
+            "outside/x.ts": "",
+        },
+    )
+    start = _gemini(tmp_path, repo / "app")
+    touched = start.touch(repo / "app" / "src" / "lib" / "main.ts")
+    assert [(s.content, s.lazy) for s in touched.attached(start)] == [
+        (
+            "src <!-- Imported from: ./style.md -->\ntabs\n<!-- End of import from: ./style.md -->",
+            True,
+        ),
+        ("lib", True),
+    ]
+    real = os.path.realpath(repo)
+    assert touched.render("gemini").endswith(
+        "\n\n--- Newly Discovered Project Context ---\n"
+        + _block(f"{real}/app/src/GEMINI.md", touched.sources[-2].content)
+        + "\n\n"
+        + _block(f"{real}/app/src/lib/GEMINI.md", "lib")
+        + "\n--- End Project Context ---"
+    )
+    again = touched.touch(repo / "app" / "src" / "lib" / "main.ts")
+    assert again.attached(touched) == ()  # loaded once
+    away = touched.touch(tmp_path / "outside" / "x.ts")
+    assert away.attached(touched) == () and "CTX407" in [d.code for d in away.diagnostics]
