@@ -208,7 +208,9 @@ def _project_docs(
             loader.policy.tag_for(Layer.PROJECT), loader.counter, raw=text,
         )  # fmt: skip
         if result.size > len(data):
-            source = _cut(source, config, data, kept, result.size, loader, notes)
+            whole = run.disk.read(path, skip)  # what never reaches the model, for the report
+            rest = whole.data[kept:].decode("utf-8", "replace") if whole.ok else ""
+            source = _cut(source, config, data, kept, result.size, rest, loader, notes)
         loader.note_if_outside(path, "project doc")
         out.append(source)
     return out
@@ -233,24 +235,32 @@ def _cut(
     data: bytes,
     kept: int,
     size: int,
+    rest: str,
     loader: Loader,
     notes: list[FileNote],
 ) -> Source:
-    """The doc that crosses the budget: where Codex stops reading, said in a diagnostic and
-    as a cut on the source."""
+    """The doc that crosses the budget: where Codex stops reading (`rest`: the text it never
+    reads, "" when the file could not be read whole), in a diagnostic and as a cut."""
     line = data.count(b"\n") + 1
     split = (
         f"; Codex splits a character there, ctxasm keeps {kept:,} bytes" if kept < len(data) else ""
     )
+    lost = f": {len(rest):,} characters never reach the model" if rest else ""
     message = (
-        f"Codex stops reading at line {line} (byte {len(data):,} of {size:,}): the "
+        f"Codex stops reading at line {line} (byte {len(data):,} of {size:,}){lost}; the "
         f"{config.max_bytes:,}-byte project_doc_max_bytes is spent{split}; "
         "move what follows into a deeper AGENTS.md or raise the limit in config.toml"
     )
     loader.note(codes.CODEX_DOC_CUT, source.path, message)
     notes.append(FileNote(source.path, line, 1, codes.CODEX_DOC_CUT.code, message))
-    left = size - kept
-    cut = Cut("codex-budget", f"{left:,} bytes past project_doc_max_bytes", 0, left, left // 4)
+    lines = rest.count("\n")
+    cut = Cut(
+        "codex-budget",
+        f"{size - kept:,} bytes past project_doc_max_bytes",
+        lines,
+        len(rest) if rest else size - kept,
+        loader.counter(rest) if rest else (size - kept) // 4,
+    )
     return source._replace(cuts=(cut,))
 
 

@@ -117,7 +117,7 @@ def test_budget_cut_inside_a_multibyte_character_is_moved_back_and_reported(
     assert root.content == "line one\n\nX"
     assert root.cuts and root.cuts[0].kind == "codex-budget"
     notes = {d.code: d for d in assembly.diagnostics}
-    assert "stops reading at line 3 (byte 12 of 23)" in notes["CTX901"].message
+    assert "line 3 (byte 12 of 23): 11 characters never reach" in notes["CTX901"].message
     assert "splits a character there, ctxasm keeps 11 bytes" in notes["CTX901"].message
     assert notes["CTX902"].path == "app/AGENTS.md"
     cwd = os.path.realpath(repo / "app")
