@@ -94,13 +94,14 @@ class Gemini:
             return Discovery((), tuple(loader.diagnostics))
         names = state if isinstance(state, tuple) else (DEFAULT_NAME,)
         start = target if run.disk.is_dir(str(target)) else target.parent
-        known = {_identity(run, p) for p in already} | set(already)
+        loaded = set(already)
+        identities = {i for i in (_identity(run, p) for p in already) if i is not None}
         shown = ctx.display(str(target))
         reason = Reason(Why.NESTED, f"context file on the way to {shown}", touched=shown)
         importer = Importer(loader, [])
         out: list[Source] = []
         for path in _upward_paths(run, start, names, str(ctx.home / GEMINI_DIR)):
-            if path in known or _identity(run, path) in known:
+            if path in loaded or _identity(run, path) in identities:
                 continue
             out += (
                 s._replace(lazy=True)
