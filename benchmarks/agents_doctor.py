@@ -92,8 +92,13 @@ def our_docs(out: str, root: Path) -> list[tuple[str, int]]:
     for s in data["sources"]:
         if s["layer"] == "project" and s["status"] in ("loaded", "truncated"):
             path = Path(s["file"])
-            cut = sum(c["chars"] for c in s["cuts"] if c["kind"] == "codex-budget")  # bytes
-            docs.append((path.relative_to(root).as_posix(), path.stat().st_size - cut))
+            # The cut's reason says how many bytes are past the budget ("N bytes past ...").
+            past = sum(
+                int(c["reason"].split(" bytes past", 1)[0].replace(",", ""))
+                for c in s["cuts"]
+                if c["kind"] == "codex-budget"
+            )
+            docs.append((path.relative_to(root).as_posix(), path.stat().st_size - past))
     return docs
 
 
