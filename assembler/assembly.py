@@ -103,7 +103,9 @@ class Assembly(NamedTuple):
         """The assembly after the agent reads `path`: lazily loaded files appended."""
         run = Run(self.context, self.policy, self.counter, Disk(observer))
         target = resolve_touched(checked_path(path, "touched"), run.disk)
-        already = [s.path for s in self.discovered]
+        # The client skips only what earlier reads attached: a file loaded at start (an
+        # import of a start file, say) is attached again when a read reaches it.
+        already = [s.path for s in self.discovered if s.read_attached]
         added = registry.get(self.policy.client).touch(run, self.state, target, already)
         if added is None:  # this client loads nothing lazily
             return self
@@ -122,8 +124,8 @@ class Assembly(NamedTuple):
 
     def attached(self, since: Assembly) -> tuple[Source, ...]:
         """The sources this assembly has and `since` does not (what a touch attached)."""
-        known = {s.path for s in since.discovered}
-        return tuple(s for s in self.sources if s.path not in known)
+        known = {s.key for s in since.discovered}
+        return tuple(s for s in self.sources if s.key not in known)
 
 
 def _dedupe(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:

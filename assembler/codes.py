@@ -111,6 +111,24 @@ CATALOGUE: tuple[Code, ...] = (
     (GEMINI_IMPORT_FAILED := Code("CTX913", "gemini-import-failed", "a GEMINI.md @import that cannot be read: Gemini CLI inlines an error comment", WARNING, INFO)),
     (GEMINI_IMPORT_CYCLE := Code("CTX914", "gemini-import-cycle", "GEMINI.md @imports that come back to a file of the chain: Gemini CLI inlines a marker", WARNING, INFO)),
     (GEMINI_SETTINGS_INVALID := Code("CTX915", "gemini-settings-invalid", "a Gemini settings.json unusable, or a context.fileName of the wrong type: it is ignored", WARNING, WARNING)),
+    # Cursor (.cursor/rules/**/*.mdc, AGENTS.md, .cursorrules).
+    (CURSOR_AUTO := Code("CTX921", "cursor-rule-auto-attached", "a Cursor rule with globs: attached once a matching file is touched", None, INFO)),
+    (CURSOR_REQUESTED := Code("CTX922", "cursor-rule-agent-requested", "a Cursor rule with only a description: listed by it, read when the agent asks", None, INFO)),
+    (CURSOR_MANUAL := Code("CTX923", "cursor-rule-manual", "a Cursor rule with no alwaysApply, globs or description: loaded only when @-mentioned", None, INFO)),
+    (CURSOR_MD_RULE := Code("CTX924", "cursor-rule-not-mdc", "a file in .cursor/rules that is not .mdc: Cursor ignores it", WARNING, INFO)),
+    (CURSOR_KEY := Code("CTX925", "cursor-unknown-key", "a .mdc frontmatter key Cursor does not read (description, globs, alwaysApply)", WARNING)),
+    (CURSOR_ALWAYS_APPLY := Code("CTX926", "cursor-invalid-always-apply", "alwaysApply that is not true or false: Cursor takes it as false", ERROR, WARNING)),
+    (CURSOR_GLOBS := Code("CTX927", "cursor-invalid-globs", "globs that are not a comma string or a list of strings, or a glob that matches nothing", ERROR, WARNING)),
+    (CURSOR_DESCRIPTION := Code("CTX928", "cursor-invalid-description", "a description that is not a string: the agent cannot request the rule by it", WARNING)),
+    # GitHub Copilot (.github/copilot-instructions.md, .github/instructions, AGENTS.md).
+    (COPILOT_APPLY_TO := Code("CTX931", "copilot-apply-to", "path-specific instructions: attached once a file matching applyTo is touched", None, INFO)),
+    (COPILOT_NO_APPLY_TO := Code("CTX932", "copilot-no-apply-to", "an .instructions.md without applyTo: never applied automatically", WARNING, INFO)),
+    (COPILOT_EXCLUDED := Code("CTX933", "copilot-excluded-agent", "excludeAgent: coding-agent: the coding agent does not read the file", None, INFO)),
+    (COPILOT_AGENTS_FARTHER := Code("CTX934", "copilot-agents-md-not-nearest", "an AGENTS.md farther than another: the nearest one takes precedence", None, INFO)),
+    (COPILOT_KEY := Code("CTX935", "copilot-unknown-key", "an .instructions.md frontmatter key Copilot does not read (applyTo, excludeAgent)", WARNING)),
+    (COPILOT_APPLY_TO_INVALID := Code("CTX936", "copilot-invalid-apply-to", "applyTo that is not a string of comma-separated globs, or a glob that matches nothing", ERROR, WARNING)),
+    (COPILOT_EXCLUDE_INVALID := Code("CTX937", "copilot-invalid-exclude-agent", "excludeAgent other than \"code-review\" or \"coding-agent\": no agent is excluded", ERROR, WARNING)),
+    (COPILOT_REVIEW_CUT := Code("CTX938", "copilot-review-4000", "over 4,000 characters: Copilot code review reads only the first 4,000", WARNING)),
 )  # fmt: skip
 
 BY_CODE = {entry.code: entry for entry in CATALOGUE}

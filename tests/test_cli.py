@@ -243,3 +243,10 @@ def test_help_lists_whole_summaries_and_ends_every_command_with_examples() -> No
         shown = [line.strip() for line in examples.splitlines() if line.strip()]
         assert 2 <= len(shown) <= 3 and all(s.startswith("ctxasm ") for s in shown), (name, text)
         assert all(s.split()[1] == name for s in shown), (name, shown)
+
+
+def test_policy_all_outside_explain_says_where_it_works(tmp_path: Path) -> None:
+    code, out, err = invoke(tmp_path, str(tmp_path), "--policy", "all")
+    assert (code, out) == (2, "")
+    assert "(`all` compares every agent, with `ctxasm explain` only)" in err
+    assert len(err.splitlines()) == 1

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import codes
-from ..discovery.context import Discovery, FileNote, Run
+from ..discovery.context import Discovery, LoadNote, Run
 from ..discovery.loader import Loader, text_source
 from ..discovery.reader import ReadStatus
 from ..model import Assembled, Cut, Layer, Reason, Source, Why
@@ -45,7 +45,7 @@ RUST_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u200
 _GLOBAL = Reason(Why.USER_FILE, "Codex global instructions (CODEX_HOME)")
 _IN_CWD = Reason(Why.CWD, "project doc in cwd")
 _ON_THE_WAY = Reason(Why.ANCESTOR, "project doc between the project root and cwd")
-_SKILL_DIRS = ((".claude", "skills"), (".agents", "skills"))
+_NAMES = (PRIMARY, OVERRIDE)
 # Codex's `read_project_docs` stops at the first error that is not "not found".
 _FAILED = (ReadStatus.UNREADABLE, ReadStatus.DIRECTORY, ReadStatus.LOOP, ReadStatus.SPECIAL)
 
@@ -65,7 +65,7 @@ class Codex:
         config, problems = read_config(run.context, run.disk)
         for path, problem in problems:
             loader.note(codes.CODEX_CONFIG_INVALID, path, problem)
-        notes: list[FileNote] = []
+        notes: list[LoadNote] = []
         sources = [*_global(config, loader), *_project_docs(run, config, loader, notes)]
         return Discovery(
             tuple(sources), tuple(loader.diagnostics), state=config, notes=tuple(notes)
@@ -77,13 +77,8 @@ class Codex:
         return None  # Codex reads its project docs once, at start
 
     def classify(self, path: Path) -> FileRole | None:
-        if path.name not in (PRIMARY, OVERRIDE):
-            return None
-        parts = path.parts
-        for i in range(len(parts) - 3):
-            if parts[i : i + 2] in _SKILL_DIRS:  # a skill's reference file, not instructions
-                return FileRole(FileKind.OTHER, path.parent)
-        return FileRole(FileKind.INSTRUCTIONS, path.parent)
+        # (An AGENTS.md in a skill's folder is the skill's reference: lint says so first.)
+        return FileRole(FileKind.INSTRUCTIONS, path.parent) if path.name in _NAMES else None
 
 
 CLIENT = Codex()
@@ -149,7 +144,7 @@ def _candidates(run: Run, config: CodexConfig, loader: Loader) -> list[str] | No
 
 
 def _project_docs(
-    run: Run, config: CodexConfig, loader: Loader, notes: list[FileNote]
+    run: Run, config: CodexConfig, loader: Loader, notes: list[LoadNote]
 ) -> list[Source]:
     """Codex's `read_project_docs`: the docs root to cwd within `project_doc_max_bytes`."""
     if config.max_bytes == 0:
@@ -169,7 +164,7 @@ def _project_docs(
                     "is spent by the docs above it; shorten those or raise the limit in config.toml"
                 )
                 loader.note(codes.CODEX_DOC_DROPPED, dropped, message)
-                notes.append(FileNote(dropped, 1, 1, codes.CODEX_DOC_DROPPED.code, message))
+                notes.append(LoadNote(dropped, 1, 1, codes.CODEX_DOC_DROPPED.code, message))
             break
         result = run.disk.read_head(path, min(remaining, skip))
         if result.status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
@@ -237,7 +232,7 @@ def _cut(
     size: int,
     rest: str,
     loader: Loader,
-    notes: list[FileNote],
+    notes: list[LoadNote],
 ) -> Source:
     """The doc that crosses the budget: where Codex stops reading (`rest`: the text it never
     reads, "" when the file could not be read whole), in a diagnostic and as a cut."""
@@ -252,7 +247,7 @@ def _cut(
         "move what follows into a deeper AGENTS.md or raise the limit in config.toml"
     )
     loader.note(codes.CODEX_DOC_CUT, source.path, message)
-    notes.append(FileNote(source.path, line, 1, codes.CODEX_DOC_CUT.code, message))
+    notes.append(LoadNote(source.path, line, 1, codes.CODEX_DOC_CUT.code, message))
     lines = rest.count("\n")
     cut = Cut(
         "codex-budget",

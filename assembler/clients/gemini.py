@@ -24,10 +24,10 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import codes
-from ..discovery.context import Discovery, FileNote, Run
+from ..discovery.context import Discovery, LoadNote, Run
 from ..discovery.loader import Loader, text_source
 from ..model import Assembled, Layer, Reason, Source, Why
 from .base import PLAIN_FILE_CHECKS, FileKind, FileRole, FormatContext
@@ -41,6 +41,14 @@ JS_SPACE = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u200
 _GLOBAL = Reason(Why.USER_FILE, "Gemini global context (~/.gemini)")
 _IN_CWD = Reason(Why.CWD, "context file in cwd")
 _ON_THE_WAY = Reason(Why.ANCESTOR, "context file between the project root and cwd")
+
+
+class GeminiState(NamedTuple):
+    """What discovery keeps for later touches: the context file names, and the files loaded
+    at start (the client's `loadedPaths`: just-in-time context never attaches them again)."""
+
+    names: tuple[str, ...]
+    loaded: tuple[str, ...]
 
 
 class Gemini:
@@ -62,10 +70,10 @@ class Gemini:
         ctx = run.context
         loader = Loader(run)
         names, problems = context_file_names(ctx, run.disk)
-        notes: list[FileNote] = []
+        notes: list[LoadNote] = []
         for path, problem in problems:
             loader.note(codes.GEMINI_SETTINGS_INVALID, path, problem)
-            notes.append(FileNote(path, 1, 1, codes.GEMINI_SETTINGS_INVALID.code, problem))
+            notes.append(LoadNote(path, 1, 1, codes.GEMINI_SETTINGS_INVALID.code, problem))
         importer = Importer(loader, notes)
         global_dir = str(ctx.home / GEMINI_DIR)
         out: list[Source] = []
@@ -75,7 +83,8 @@ class Gemini:
         for path in _project_paths(run, names, global_dir):
             reason = _IN_CWD if os.path.dirname(path) == str(ctx.cwd) else _ON_THE_WAY
             out += _load(path, Layer.PROJECT, reason, loader, importer)
-        return Discovery(tuple(out), tuple(loader.diagnostics), state=names, notes=tuple(notes))
+        state = GeminiState(names, tuple(s.path for s in out))
+        return Discovery(tuple(out), tuple(loader.diagnostics), state=state, notes=tuple(notes))
 
     def touch(
         self, run: Run, state: object, target: Path, already: Collection[str]
@@ -92,8 +101,10 @@ class Gemini:
                 "outside the working directory (Gemini CLI's trusted root); nothing is attached",
             )  # fmt: skip
             return Discovery((), tuple(loader.diagnostics))
-        names = state if isinstance(state, tuple) else (DEFAULT_NAME,)
+        known = state if isinstance(state, GeminiState) else GeminiState((DEFAULT_NAME,), ())
+        names = known.names
         start = target if run.disk.is_dir(str(target)) else target.parent
+        already = (*known.loaded, *already)  # the client's loadedPaths: start-up files too
         loaded = set(already)
         identities = {i for i in (_identity(run, p) for p in already) if i is not None}
         shown = ctx.display(str(target))

@@ -28,7 +28,7 @@ import re
 from typing import NamedTuple
 
 from .. import codes
-from ..discovery.context import FileNote
+from ..discovery.context import LoadNote
 from ..discovery.loader import RUN_MAX_IMPORTS, RUN_TEXT_CHARS, Loader
 from ..discovery.locations import within
 from ..discovery.reader import ReadStatus
@@ -97,7 +97,7 @@ def code_regions(content: str) -> list[tuple[int, int]]:
 class Importer:
     """One run's import processing: budgets shared by every file of the run."""
 
-    def __init__(self, loader: Loader, notes: list[FileNote]) -> None:
+    def __init__(self, loader: Loader, notes: list[LoadNote]) -> None:
         self.loader = loader
         self.notes = notes
         self._imports_left = RUN_MAX_IMPORTS
@@ -209,7 +209,7 @@ class Importer:
         for a linted file when the import is written in it)."""
         self.loader.note(code, origin, message)
         line, col = at.of(item.start)
-        self.notes.append(FileNote(origin, line, col, code.code, message))
+        self.notes.append(LoadNote(origin, line, col, code.code, message))
 
 
 class _Positions:

@@ -42,7 +42,7 @@ class Run(NamedTuple):
     disk: Disk
 
 
-class FileNote(NamedTuple):
+class LoadNote(NamedTuple):
     """A finding about one file a discovery read, at a line: what `ctxasm lint` reports for
     the file when it lints it for this client (a load diagnostic has no position)."""
 
@@ -64,7 +64,7 @@ class Discovery(NamedTuple):
     conditional: tuple[Source, ...] = ()
     skills: tuple[Skill, ...] = ()
     state: object = None
-    notes: tuple[FileNote, ...] = ()  # positioned findings for lint (see `FileNote`)
+    notes: tuple[LoadNote, ...] = ()  # positioned findings for lint (see `LoadNote`)
 
 
 def build_context(

@@ -341,8 +341,9 @@ def _check_file(
         found += context.client_notes(info)
         hidden = suppressions(checked.text)
         found = [f for f in found if not hidden.hides(f)]
-    if info.lint_codes is not None:
-        found = [f for f in found if f.code in info.lint_codes]
+    if info.clients:  # the checks of every agent that loads it, and no other
+        applied = frozenset().union(*(c.lint_codes for c in info.clients))
+        found = [f for f in found if f.code in applied]
     return found
 
 

@@ -86,7 +86,7 @@ class ContextChecker:
         root_discovery = self._discover(root, _Recording(self.shared_reads(), seen))
         universe = Universe(
             root, root_discovery, seen, self.machine, self.policy, self.shared_reads(),
-            self._paragraphs_of, lambda path: self.client.classify(path) is not None,
+            self._paragraphs_of, lambda path: self.client.classify(path) is not None, self._real,
         )  # fmt: skip
         for path in paths:
             role = self.client.classify(path)
@@ -94,7 +94,7 @@ class ContextChecker:
             universe.add_linted(path, role.load_dir if loads and role is not None else None)
         universe.finish()
         universe.complete = universe.complete and complete
-        self._universe = universe
+        self._universe = universe if universe.complete else None
 
     def applies(self, info: FileInfo) -> bool:
         """Whether `info` is a file the policy's client loads at start from its directory."""
@@ -146,7 +146,7 @@ class ContextChecker:
         client's checks only."""
         out: list[Finding] = []
         me = self._real(str(info.path))
-        for client in registry.clients():
+        for client in info.clients:
             role = client.classify(info.path)
             if role is None or role.kind not in _SAYS_AT_START:
                 continue

@@ -19,13 +19,14 @@ from typing import NamedTuple
 
 from .. import codes
 from ..clients import registry
-from ..clients.base import Client, FileKind, FileRole
+from ..clients.base import ChecksFiles, Client, FileKind, FileRole
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk, Observer
 from ..discovery.loader import READ_FAILURES, Loader, reached_out
 from ..discovery.locations import RealDirs
 from ..discovery.reader import ReadResult, ReadStatus, read_text
+from ..discovery.skills import is_skill_file
 from ..display import PATTERN_CHARS
 from ..display import shown as display_form
 from ..model import Diagnostic, Layer, Policy, Severity
@@ -39,13 +40,11 @@ from .git import GitRepo
 
 _RULE_KEYS = frozenset({"paths", "description"})
 _FILE_KEYS = frozenset({"description", "title", "name"})
-# Other agents' files, checked on their own until their clients land (issue: other agents).
+# Other agents' files (`GEMINI.md`, and `AGENTS.md` where no client claims it), checked on
+# their own.
 _OTHER_AGENTS = re.compile(r"(?:^|/)(?:AGENTS\.md|GEMINI\.md)$")
 
 Add = Callable[[int, int, Code, str], None]
-# Kinds the 200-line / 25,000-byte guidance does not apply to: a memory index (cut by its own
-# limits), a file no agent loads as instructions (a skill's reference AGENTS.md), settings.
-_NO_SIZE_GUIDANCE = frozenset({FileKind.MEMORY, FileKind.OTHER, FileKind.SETTINGS})
 
 
 class Finding(NamedTuple):
@@ -71,8 +70,7 @@ class FileInfo(NamedTuple):
     shown: str  # as the user passed it / relative to where lint runs
     role: FileRole
     client: Client | None  # None: no registered client's file (another agent's, or unknown)
-    # The checks that apply: those of every client that loads the file (None: all of them).
-    lint_codes: frozenset[str] | None = None
+    clients: tuple[Client, ...] = ()  # every client that loads it (`client` first)
 
     @property
     def kind(self) -> FileKind:
@@ -91,19 +89,22 @@ def is_instruction_file(rel: str) -> bool:
 
 
 def classify(path: Path, shown: str, first: Client | None = None) -> FileInfo:
-    """What `path` is: to `first` (the policy's client), else to another registered client.
-    Its checks are those of every client that claims it (AGENTS.md: each agent reading it)."""
+    """What `path` is: to `first` (the policy's client), else to another registered client;
+    `clients` lists every client that loads it, whose checks all apply. An `AGENTS.md` or
+    `GEMINI.md` in a skill's folder is the skill's reference, whoever else might claim it."""
+    other_agent = _OTHER_AGENTS.search(path.as_posix()) is not None
+    if other_agent and is_skill_file(path):
+        return FileInfo(path, shown, FileRole(FileKind.REFERENCE, path.parent), None)
     others = tuple(c for c in registry.clients() if c is not first)
-    found: FileInfo | None = None
-    checks: set[str] = set()
-    for client in (first, *others) if first else others:
-        role = client.classify(path)
-        if role is not None:
-            found = found or FileInfo(path, shown, role, client)
-            checks |= client.lint_codes
-    if found is not None:
-        return found._replace(lint_codes=frozenset(checks))
-    kind = FileKind.INSTRUCTIONS if _OTHER_AGENTS.search(path.as_posix()) else FileKind.OTHER
+    found = [
+        (client, role)
+        for client in ((first, *others) if first else others)
+        if (role := client.classify(path)) is not None
+    ]
+    if found:
+        client, role = found[0]
+        return FileInfo(path, shown, role, client, tuple(c for c, _ in found))
+    kind = FileKind.INSTRUCTIONS if other_agent else FileKind.OTHER
     return FileInfo(path, shown, FileRole(kind, path.parent), None)
 
 
@@ -289,8 +290,12 @@ class FileChecker:
         self._frontmatter(info, parsed.frontmatter, lines, add)
         self._content(info, parsed, add)
         self._secrets_and_tags(lines, parsed.text, add)
-        if info.kind is not FileKind.MEMORY:
+        if info.kind not in (FileKind.MEMORY, FileKind.REFERENCE):
             self._imports(info, parsed, lines, add)
+        for client in info.clients:
+            if isinstance(client, ChecksFiles):
+                for note in client.check_file(info.path, text):
+                    add(note.line, note.col, note.code, note.message)
         return Checked(out, text, parsed.body, lines)
 
     def _placement(self, info: FileInfo, add: Add) -> None:
@@ -330,12 +335,15 @@ class FileChecker:
     def _size(self, info: FileInfo, text: str, size: int, add: Add) -> None:
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         guidance = self.policy.lint
-        if info.kind not in _NO_SIZE_GUIDANCE and lines > guidance.max_lines:
+        # Not for an index the client cuts (CTX106), a skill's reference, read on demand, nor
+        # a client's settings file.
+        guided = info.kind not in (FileKind.MEMORY, FileKind.REFERENCE, FileKind.SETTINGS)
+        if guided and lines > guidance.max_lines:
             add(
                 guidance.max_lines + 1, 1, codes.TOO_MANY_LINES,
                 f"{lines} lines, over the {guidance.max_lines}-line limit: move detail into .claude/rules or imported files",
             )  # fmt: skip
-        if info.kind not in _NO_SIZE_GUIDANCE and size > guidance.max_bytes:
+        if guided and size > guidance.max_bytes:
             add(
                 1, 1, codes.TOO_MANY_BYTES,
                 f"{size:,} bytes, over the {guidance.max_bytes:,}-byte limit: move detail into imported files",

@@ -55,8 +55,11 @@ class Universe:
         reads: Observer,
         paragraphs: Paragraphs,
         is_instruction_file: Callable[[Path], bool],
+        real: Callable[[str], str] = os.path.realpath,
     ) -> None:
         self.root = root
+        self._root_str = str(root)
+        self._real = real  # `os.path.realpath`, remembered by the caller
         self.complete = root_discovery is not None
         self._machine = machine
         self._paragraphs = paragraphs
@@ -65,13 +68,13 @@ class Universe:
         self._anywhere: set[str] = set()  # imported files: they may load from any directory
         self._kinds: dict[tuple[object, ...], frozenset[str]] = {}  # kind -> outside sources
         self._signatures: dict[str, tuple[object, ...]] = {}
+        self._aboves: dict[str, tuple[tuple[str, tuple[object, ...]], ...]] = {}
         ctx = machine.context(root)
         self._git_root = ctx.git_root if ctx is not None else None
         if ctx is None or self._git_root is None:
             self.complete = False
             return
         self._loader = Loader(Run(ctx, policy._replace(skills=False), estimate_tokens, Disk(reads)))
-        self._root_str = str(root)
         # What the repository's own start read in its directory that is not an instruction file
         # (settings): every start is compared on these names, in each directory down to it.
         self._setting_names = sorted(
@@ -93,7 +96,7 @@ class Universe:
         """A linted file (what it loads, read as discovery reads it, and its import closure)."""
         if not self.complete:
             return
-        real = os.path.realpath(path)
+        real = self._real(str(path))
         if load_dir is not None:
             self._load_dirs.setdefault(real, set()).add(str(load_dir))
         parsed = self._loader.read(str(path), "file")
@@ -108,7 +111,7 @@ class Universe:
         stack = [target for _, target in first]
         while stack and self.complete:
             target = os.path.normpath(stack.pop())
-            real = os.path.realpath(target)
+            real = self._real(target)
             if real in self._anywhere:
                 continue
             if not within(real, self._root_str) and real not in self._root_outside:
@@ -132,17 +135,20 @@ class Universe:
             self.complete = False
 
     def record_kind(self, cwd: Path, discovery: Discovery) -> frozenset[str]:
-        """What a start of `cwd`'s kind loads from outside the repository, indexed."""
-        outside = {
-            os.path.realpath(s.path)
-            for s in discovery.sources
-            if os.path.isabs(s.path) and not within(os.path.realpath(s.path), self._root_str)
-        }
-        for source in discovery.sources:
-            if os.path.isabs(source.path):
-                self._index(os.path.realpath(source.path), source.content)
-        found = frozenset(outside)
-        self._kinds.setdefault(self.kind_of(cwd), found)
+        """What a start of `cwd`'s kind loads from outside the repository, indexed (the
+        first start of each kind tells)."""
+        if not self.complete:
+            return frozenset()
+        kind = self.kind_of(cwd)
+        found = self._kinds.get(kind)
+        if found is None:
+            outside = set()
+            for source in discovery.sources:
+                real = self._real(source.path) if os.path.isabs(source.path) else None
+                if real is not None and not within(real, self._root_str):
+                    outside.add(real)
+                    self._index(real, source.content)
+            found = self._kinds[kind] = frozenset(outside)
         return found
 
     def _index(self, real: str, content: str) -> None:
@@ -154,17 +160,27 @@ class Universe:
     def kind_of(self, cwd: Path) -> tuple[object, ...]:
         """The settings files of `cwd`, and of each directory above it down from the
         repository: two starts with the same ones load the same files from outside it."""
-        above: list[tuple[str, tuple[object, ...]]] = []
-        directory = os.path.dirname(str(cwd))
-        while within(directory, self._root_str):
-            if signature := self._signature(directory):
-                above.append((directory, signature))
-            if directory == self._root_str:
-                break
-            directory = os.path.dirname(directory)
         ctx = self._machine.context(cwd)
         git_root = ctx.git_root if ctx is not None else None
-        return (git_root, self._signature(str(cwd)), tuple(above))
+        here = str(cwd)
+        return (git_root, self._signature(here), self._above(os.path.dirname(here)))
+
+    def _above(self, directory: str) -> tuple[tuple[str, tuple[object, ...]], ...]:
+        """The settings of `directory` and every one above it in the repository, remembered
+        for each directory (walked up without recursion)."""
+        walked: list[str] = []
+        while directory not in self._aboves and within(directory, self._root_str):
+            walked.append(directory)
+            parent = os.path.dirname(directory)
+            if directory == self._root_str or parent == directory:
+                break
+            directory = parent
+        found = self._aboves.get(directory, ()) if walked[-1:] != [directory] else ()
+        for each in reversed(walked):
+            signature = self._signature(each)
+            found = (*found, (each, signature)) if signature else found
+            self._aboves[each] = found
+        return found
 
     def _signature(self, directory: str) -> tuple[object, ...]:
         signature = self._signatures.get(directory)
@@ -201,10 +217,12 @@ class Universe:
     def check(self, discovery: Discovery) -> None:
         """A discovery's files in the repository must be ones the index knows; if one is not,
         stop trusting the index (defence in depth: the guards above should make it so)."""
+        if not self.complete:
+            return
         for source in discovery.sources:
             if not os.path.isabs(source.path):
                 continue
-            real = os.path.realpath(source.path)
+            real = self._real(source.path)
             if within(real, self._root_str) and not (
                 real in self._load_dirs or real in self._anywhere
             ):

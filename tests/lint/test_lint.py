@@ -206,6 +206,65 @@ CASES: dict[str, tuple[Files, Files, str]] = {
         {"repo/case/CLAUDE.md": "See @../case/x.md\n", "repo/case/x.md": "x\n"},
         "case/CLAUDE.md",
     ),
+    # Cursor's and Copilot's own checks (tests/clients/test_cursor.py and test_copilot.py).
+    "CTX924": (
+        {"repo/.cursor/rules/style.md": "Use tabs.\n"},
+        {"repo/.cursor/rules/style.mdc": "---\nalwaysApply: true\n---\nUse tabs.\n"},
+        ".cursor/rules/style.md|.cursor/rules/style.mdc",
+    ),
+    "CTX925": (
+        {"repo/.cursor/rules/a.mdc": "---\npaths: src/**\n---\nText.\n"},
+        {"repo/.cursor/rules/a.mdc": "---\nglobs: src/**\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX926": (
+        {"repo/.cursor/rules/a.mdc": '---\nalwaysApply: "true"\n---\nText.\n'},
+        {"repo/.cursor/rules/a.mdc": "---\nalwaysApply: true\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX927": (
+        {"repo/.cursor/rules/a.mdc": "---\nglobs: {a: 1}\n---\nText.\n"},
+        {"repo/.cursor/rules/a.mdc": "---\nglobs: [src/*.ts, lib/**]\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX928": (
+        {"repo/.cursor/rules/a.mdc": "---\ndescription: [a, b]\n---\nText.\n"},
+        {"repo/.cursor/rules/a.mdc": "---\ndescription: Database work\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX932": (
+        {"repo/.github/instructions/a.instructions.md": "Text.\n"},
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "**"\n---\nText.\n'},
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX935": (
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "**"\nglobs: x\n---\nT\n'},
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "**"\nname: x\n---\nT\n'},
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX936": (
+        {"repo/.github/instructions/a.instructions.md": "---\napplyTo: [a, b]\n---\nText.\n"},
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "a,b"\n---\nText.\n'},
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX937": (
+        {
+            "repo/.github/instructions/a.instructions.md": (
+                '---\napplyTo: "**"\nexcludeAgent: "review"\n---\nText.\n'
+            )
+        },
+        {
+            "repo/.github/instructions/a.instructions.md": (
+                '---\napplyTo: "**"\nexcludeAgent: "code-review"\n---\nText.\n'
+            )
+        },
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX938": (
+        {"repo/.github/copilot-instructions.md": "word " * 801},
+        {"repo/.github/copilot-instructions.md": "word " * 799},
+        ".github/copilot-instructions.md",
+    ),
 }
 
 
@@ -316,6 +375,17 @@ def test_ctx305_dead_glob(tmp_path: Path) -> None:
     (repo / "web/page.tsx").write_text("")
     _git(repo, "add", "-A")
     assert codes_for(tmp_path, [".claude/rules/r.md"]) == []
+
+
+def test_ctx305_matches_as_the_client_does_case_and_parents(tmp_path: Path) -> None:
+    """The dead-glob check asks what the client asks (the npm `ignore` package): `*.TS`
+    matches `b.ts`, and `docs/` matches the files below a directory `docs`."""
+    rule = "---\npaths:\n  - src/**/*.TS\n  - docs/\n  - '[é-a]*'\n---\nrule\n"
+    repo = make(
+        tmp_path, {"repo/.claude/rules/r.md": rule, "repo/src/a/b.ts": "", "repo/docs/x.md": ""}
+    )
+    _git(repo, "add", "-A")
+    assert codes_for(tmp_path, [".claude/rules/r.md"]) == [("CTX304", ".claude/rules/r.md", 2)]
 
 
 def test_ctx601_context_over_budget(tmp_path: Path) -> None:
@@ -738,6 +808,25 @@ def test_whole_repository_lint_checks_the_ignored_files_an_agent_reads(tmp_path:
         in text.stderr
     )
     assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)
+
+
+def test_an_agents_md_in_a_skill_folder_is_a_reference_not_held_to_200_lines(
+    tmp_path: Path,
+) -> None:
+    make(
+        tmp_path,
+        {
+            "repo/.claude/skills/review/SKILL.md": "---\nname: review\n---\nReview.\n",
+            "repo/.claude/skills/review/AGENTS.md": lines(230),
+            "repo/.agents/skills/deploy/docs/AGENTS.md": lines(230),
+            "repo/pkg/AGENTS.md": lines(230),
+        },
+    )
+    targets = [".claude/skills/review/AGENTS.md", ".agents/skills/deploy/docs/AGENTS.md"]
+    assert codes_for(tmp_path, [*targets, "pkg/AGENTS.md"]) == [("CTX101", "pkg/AGENTS.md", 201)]
+    whole = lint(base=tmp_path / "repo", **machine(tmp_path))
+    assert [(f.code, f.path) for f in whole.findings] == [("CTX101", "pkg/AGENTS.md")]
+    assert set(targets) <= set(whole.files)  # still checked (secrets, tags), as references
 
 
 def test_whole_repository_lint_checks_the_repository_auto_memory(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from assembler import Assembly, assemble
 from assembler.output.sections import escape_content, section_text, sections
 from assembler.policy import load_policy
 from tests.helpers.golden import PLACEHOLDER, check_golden
+from tests.helpers.rule_trees import copilot_assembly, cursor_assembly
 from tests.helpers.trees import (
     DATA,
     ROOT,
@@ -31,9 +32,23 @@ GOLDEN = DATA / "golden"
 FORMATS = ("xml", "markdown", "json", "claude-code")
 
 
-CASES = {"demo": demo_assembly, "bootstrap": bootstrap_assembly}
-# Each agent client's fixture, in its own format (byte for byte the agent's text) and the xml.
-CLIENT_CASES = {"codex": codex_assembly, "gemini": gemini_assembly}
+CASES = {
+    "demo": demo_assembly,
+    "bootstrap": bootstrap_assembly,
+    "codex": codex_assembly,
+    "gemini": gemini_assembly,
+    "cursor": cursor_assembly,
+    "copilot": copilot_assembly,
+}
+# Clients without a format of their own render through the generic ones; Codex and Gemini
+# in their own format (byte for byte the agent's text) and the xml.
+GENERIC = ("xml", "markdown", "json")
+CASE_FORMATS = {
+    "cursor": GENERIC,
+    "copilot": GENERIC,
+    "codex": ("codex", "xml"),
+    "gemini": ("gemini", "xml"),
+}
 
 
 def _golden_files() -> list[tuple[str, str]]:
@@ -45,10 +60,7 @@ def _golden_files() -> list[tuple[str, str]]:
     )
 
 
-GOLDEN_CASES = sorted(
-    [(case, fmt) for case in CASES for fmt in FORMATS]
-    + [(case, fmt) for case in CLIENT_CASES for fmt in (case, "xml")]
-)
+GOLDEN_CASES = sorted((case, fmt) for case in CASES for fmt in CASE_FORMATS.get(case, FORMATS))
 
 
 def test_golden_directory_holds_exactly_one_file_per_case_and_format() -> None:
@@ -57,7 +69,7 @@ def test_golden_directory_holds_exactly_one_file_per_case_and_format() -> None:
 
 @pytest.mark.parametrize(("case", "fmt"), GOLDEN_CASES)
 def test_golden(case: str, fmt: str, fixed_tmp: Path, update_goldens: bool) -> None:
-    assembly = {**CASES, **CLIENT_CASES}[case](fixed_tmp)
+    assembly = CASES[case](fixed_tmp)
     actual = assembly.render(fmt, date="2026-11-30").replace(str(fixed_tmp), PLACEHOLDER)
     check_golden(actual, GOLDEN / case / f"{fmt}.txt", update_goldens)
 
