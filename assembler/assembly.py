@@ -58,6 +58,11 @@ class Assembly(NamedTuple):
         return self.render("xml").removesuffix("\n")
 
     @property
+    def cwd(self) -> str:
+        """The directory the agent starts in (its real path), absolute."""
+        return str(self.context.cwd)
+
+    @property
     def static_text(self) -> str:
         """The sections before the dynamic boundary (the same for every user and every
         day: cache it), without the marker; "" when there are none."""

@@ -100,6 +100,17 @@ CATALOGUE: tuple[Code, ...] = (
     (OUTSIDE_PROJECT := Code("CTX801", "outside-project", "loaded from outside the project through a symlink or an approved import", WARNING, WARNING)),
     (OUTSIDE_HOME := Code("CTX802", "outside-project-home", "loaded from the home directory, outside the project: private files may reach the prompt", ERROR, WARNING)),
     (CASE_FOLDED := Code("CTX803", "case-folded-import", "@import inside the working directory only when case is ignored, as the client compares", WARNING, WARNING)),
+    # Codex CLI (AGENTS.md) and Gemini CLI (GEMINI.md).
+    (CODEX_DOC_CUT := Code("CTX901", "codex-doc-cut", "AGENTS.md text past Codex's project_doc_max_bytes: Codex stops reading there", WARNING, WARNING)),
+    (CODEX_DOC_DROPPED := Code("CTX902", "codex-doc-dropped", "a project doc after Codex's byte budget is spent: Codex does not load it", WARNING, WARNING)),
+    (CODEX_CONFIG_INVALID := Code("CTX903", "codex-config-invalid", "CODEX_HOME/config.toml unusable, or a value of the wrong type: the default is used", None, WARNING)),
+    (CODEX_DOCS_FAILED := Code("CTX904", "codex-docs-failed", "a project doc Codex finds but cannot read: Codex loads no project doc at all", None, ERROR)),
+    (CODEX_DOC_SHADOWED := Code("CTX905", "codex-doc-shadowed", "a project doc beside an earlier candidate name in its directory: Codex reads only the first", None, INFO)),
+    (GEMINI_IMPORT_OUTSIDE := Code("CTX911", "gemini-import-outside", "a GEMINI.md @import that leaves the project: Gemini CLI refuses it", WARNING, WARNING)),
+    (GEMINI_IMPORT_TOO_DEEP := Code("CTX912", "gemini-import-too-deep", "a GEMINI.md @import past Gemini CLI's 5 levels: left in the text unread", None, WARNING)),
+    (GEMINI_IMPORT_FAILED := Code("CTX913", "gemini-import-failed", "a GEMINI.md @import that cannot be read: Gemini CLI inlines an error comment", WARNING, INFO)),
+    (GEMINI_IMPORT_CYCLE := Code("CTX914", "gemini-import-cycle", "GEMINI.md @imports that come back to a file of the chain: Gemini CLI inlines a marker", WARNING, INFO)),
+    (GEMINI_SETTINGS_INVALID := Code("CTX915", "gemini-settings-invalid", "a Gemini settings.json unusable, or a context.fileName of the wrong type: it is ignored", WARNING, WARNING)),
     # Cursor (.cursor/rules/**/*.mdc, AGENTS.md, .cursorrules).
     (CURSOR_AUTO := Code("CTX921", "cursor-rule-auto-attached", "a Cursor rule with globs: attached once a matching file is touched", None, INFO)),
     (CURSOR_REQUESTED := Code("CTX922", "cursor-rule-agent-requested", "a Cursor rule with only a description: listed by it, read when the agent asks", None, INFO)),

@@ -20,6 +20,8 @@ _GUARDED = tuple(
         _REAL_HOME / ".claude",
         _REAL_HOME / ".claude.json",
         _REAL_HOME / "CLAUDE.md",
+        _REAL_HOME / ".codex",
+        _REAL_HOME / ".gemini",
         Path("/etc/claude-code"),
         Path("/Library/Application Support/ClaudeCode"),
     )
@@ -73,9 +75,10 @@ def _no_real_machine() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _no_client_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CLI tests run in this process: drop every CLAUDE_* variable the developer may have."""
+    """CLI tests run in this process: drop every CLAUDE_* (CODEX_*, GEMINI_*) variable the
+    developer may have."""
     for name in list(os.environ):
-        if name.startswith(("CLAUDE_", "CTXASM_")):
+        if name.startswith(("CLAUDE_", "CTXASM_", "CODEX_", "GEMINI_")):
             monkeypatch.delenv(name)
 
 

@@ -24,12 +24,31 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from .. import codes
 from ..codes import Code
 from ..discovery.context import Discovery, Run
 from ..model import Assembled, Source
 
 # The variables of a client format's template: `(assembly, date) -> {name: value}`.
 FormatContext = Callable[[Assembled, str], Mapping[str, Any]]
+
+
+# The lint checks that apply to any agent's plain instruction file, one read as it is (no
+# frontmatter, no Claude Code imports): files that cannot load, the size guidance, secrets,
+# duplicates, forged structure and content from outside the project. A client adds its own.
+PLAIN_FILE_CHECKS = frozenset(
+    {
+        *(c.code for c in codes.CATALOGUE if c.code < "CTX100"),
+        codes.TOO_MANY_LINES.code,
+        codes.TOO_MANY_BYTES.code,
+        codes.SECRET.code,
+        codes.DUPLICATE.code,
+        codes.CLOSING_TAG.code,
+        codes.FORGED_STRUCTURE.code,
+        codes.OUTSIDE_PROJECT.code,
+        codes.OUTSIDE_HOME.code,
+    }
+)
 
 
 class FileKind(enum.Enum):
@@ -40,6 +59,7 @@ class FileKind(enum.Enum):
     RULE = "rule"  # in a rules directory; frontmatter may make it conditional
     MEMORY = "memory"  # an index the client cuts to its limits
     NEVER_LOADED = "never loaded"  # named like an instruction file, never read
+    SETTINGS = "settings"  # a client's settings file: it decides what loads from its directory
     REFERENCE = "reference"  # read with a skill, on demand (an AGENTS.md in a skill's folder)
     OTHER = "other"  # not an instruction file of any known client
 

@@ -42,16 +42,29 @@ class Run(NamedTuple):
     disk: Disk
 
 
+class LoadNote(NamedTuple):
+    """A finding about one file a discovery read, at a line: what `ctxasm lint` reports for
+    the file when it lints it for this client (a load diagnostic has no position)."""
+
+    path: str  # absolute, as the client reads it
+    line: int
+    col: int
+    code: str
+    message: str
+
+
 class Discovery(NamedTuple):
     """What a client's discovery found: sources in load order, diagnostics, the conditional
-    rules waiting for a touched path, the skills listed (the index itself is a source), and
-    the client's own state for later touches (Claude Code: its settings)."""
+    rules waiting for a touched path, the skills listed (the index itself is a source), the
+    client's own state for later touches (Claude Code: its settings), and findings with a
+    position for lint."""
 
     sources: tuple[Source, ...]
     diagnostics: tuple[Diagnostic, ...]
     conditional: tuple[Source, ...] = ()
     skills: tuple[Skill, ...] = ()
     state: object = None
+    notes: tuple[LoadNote, ...] = ()  # positioned findings for lint (see `LoadNote`)
 
 
 def build_context(

@@ -349,6 +349,7 @@ def _check_file(
     if checked.text is not None and checked.lines is not None:
         found += context.duplicates(info, checked.lines, checked.body)
         found += context.dropped_for_deeper_starts(info, checked.lines, repo)
+        found += context.client_notes(info)
         hidden = suppressions(checked.text)
         found = [f for f in found if not hidden.hides(f)]
     if info.clients:  # the checks of every agent that loads it, and no other

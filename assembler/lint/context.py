@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 _MIN_PARAGRAPH = 40
 LOADS_AT_START = frozenset({FileKind.INSTRUCTIONS, FileKind.LOCAL, FileKind.RULE})
+# Files a client's discovery of their directory may say something about, at a position.
+_SAYS_AT_START = LOADS_AT_START | {FileKind.SETTINGS}
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
@@ -69,6 +71,7 @@ class ContextChecker:
         self.max_tokens = max_tokens
         self._assemblies: dict[Path, Assembly] = {}
         self._discoveries: dict[Path, Discovery | None] = {}
+        self._other_discoveries: dict[tuple[str, Path], Discovery | None] = {}
         self._reads: _SharedReads | None = None
         self._realpaths: dict[str, str] = {}
         self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -103,20 +106,28 @@ class ContextChecker:
         if cwd not in self._discoveries:
             found = self._discover(cwd, self.shared_reads() if self._discoveries else None)
             self._discoveries[cwd] = found
-            if found is not None and self._universe is not None:
-                self._universe.record_kind(cwd, found)
-                self._universe.check(found)
+            universe = self._universe
+            if found is not None and universe is not None and universe.complete:
+                universe.record_kind(cwd, found)
+                universe.check(found)
         return self._discoveries[cwd]
 
-    def _discover(self, cwd: Path, observer: Observer | None) -> Discovery | None:
+    def _discover(
+        self,
+        cwd: Path,
+        observer: Observer | None,
+        client: Client | None = None,
+        policy: Policy | None = None,
+    ) -> Discovery | None:
+        """What `client` (the policy's) loads at start in `cwd` with `policy` (the run's)."""
         from ..errors import AssemblerError
 
         ctx = self.machine.context(cwd)
         if ctx is None:
             return None
         try:
-            return self.client.discover(
-                Run(ctx, self._discovery_policy, estimate_tokens, Disk(observer))
+            return (client or self.client).discover(
+                Run(ctx, policy or self._discovery_policy, estimate_tokens, Disk(observer))
             )
         except AssemblerError:
             return None
@@ -127,6 +138,36 @@ class ContextChecker:
         discovery = self.discovery(cwd)
         sources = discovery.sources if discovery is not None else ()
         return [Path(s.path) for s in sources if s.layer is Layer.MEMORY and os.path.isabs(s.path)]
+
+    def client_notes(self, info: FileInfo) -> list[Finding]:
+        """What each client that loads `info` at start says about it at a position when it
+        discovers the file's directory (Codex: the line where its byte budget stops reading;
+        Gemini: an import that leaves the project, a bad `context.fileName`), for that
+        client's checks only."""
+        out: list[Finding] = []
+        me = self._real(str(info.path))
+        for client in info.clients:
+            role = client.classify(info.path)
+            if role is None or role.kind not in _SAYS_AT_START:
+                continue
+            discovery = self._client_discovery(client, role.load_dir)
+            for note in discovery.notes if discovery is not None else ():
+                if note.code in client.lint_codes and self._real(note.path) == me:
+                    out.append(Finding(info.shown, note.line, note.col, note.code, note.message))
+        return out
+
+    def _client_discovery(self, client: Client, cwd: Path) -> Discovery | None:
+        """`discovery(cwd)` for any client, with that client's built-in policy when there is one."""
+        if client is self.client:
+            return self.discovery(cwd)
+        key = (client.name, cwd)
+        if key not in self._other_discoveries:
+            from ..policy import builtin_names, load_policy
+
+            own = load_policy(client.name) if client.name in builtin_names() else None
+            policy = own._replace(skills=False) if own is not None else None
+            self._other_discoveries[key] = self._discover(cwd, None, client, policy)
+        return self._other_discoveries[key]
 
     def assembly(self, cwd: Path) -> Assembly:
         """The whole assembly of `cwd` (budgets, rendering): only for the budget check."""

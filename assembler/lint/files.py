@@ -335,8 +335,9 @@ class FileChecker:
     def _size(self, info: FileInfo, text: str, size: int, add: Add) -> None:
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         guidance = self.policy.lint
-        # Not for an index the client cuts (CTX106), nor a skill's reference, read on demand.
-        guided = info.kind not in (FileKind.MEMORY, FileKind.REFERENCE)
+        # Not for an index the client cuts (CTX106), a skill's reference, read on demand, nor
+        # a client's settings file.
+        guided = info.kind not in (FileKind.MEMORY, FileKind.REFERENCE, FileKind.SETTINGS)
         if guided and lines > guidance.max_lines:
             add(
                 guidance.max_lines + 1, 1, codes.TOO_MANY_LINES,

@@ -51,6 +51,7 @@ class Skip(enum.Enum):
     CYCLE = "import cycle"
     DUPLICATE = "already loaded"
     BUDGET = "dropped by the token budget"
+    CLIENT_BUDGET = "past the client's byte budget"
     REQUESTED = "agent-requested: listed by description"
     MANUAL = "applied only by hand"
     EXCLUDED_AGENT = "excluded for this agent (excludeAgent)"
@@ -76,6 +77,8 @@ SKIP_CODES = {
     codes.IMPORT_CYCLE.code: Skip.CYCLE,
     codes.IMPORT_DUPLICATE.code: Skip.DUPLICATE,
     codes.BUDGET_DROPPED.code: Skip.BUDGET,
+    codes.CODEX_DOC_DROPPED.code: Skip.CLIENT_BUDGET,
+    codes.CODEX_DOCS_FAILED.code: Skip.UNREADABLE,
     codes.CURSOR_AUTO.code: Skip.NOT_MATCHED,
     codes.CURSOR_REQUESTED.code: Skip.REQUESTED,
     codes.CURSOR_MANUAL.code: Skip.MANUAL,

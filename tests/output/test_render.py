@@ -20,7 +20,9 @@ from tests.helpers.trees import (
     ROOT,
     bootstrap_assembly,
     build,
+    codex_assembly,
     demo_assembly,
+    gemini_assembly,
     git_init,
     machine,
     run,
@@ -33,12 +35,20 @@ FORMATS = ("xml", "markdown", "json", "claude-code")
 CASES = {
     "demo": demo_assembly,
     "bootstrap": bootstrap_assembly,
+    "codex": codex_assembly,
+    "gemini": gemini_assembly,
     "cursor": cursor_assembly,
     "copilot": copilot_assembly,
 }
-# Clients without a format of their own render through the generic ones.
+# Clients without a format of their own render through the generic ones; Codex and Gemini
+# in their own format (byte for byte the agent's text) and the xml.
 GENERIC = ("xml", "markdown", "json")
-CASE_FORMATS = {"cursor": GENERIC, "copilot": GENERIC}
+CASE_FORMATS = {
+    "cursor": GENERIC,
+    "copilot": GENERIC,
+    "codex": ("codex", "xml"),
+    "gemini": ("gemini", "xml"),
+}
 
 
 def _golden_files() -> list[tuple[str, str]]:
