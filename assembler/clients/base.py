@@ -72,6 +72,8 @@ class FileRole(NamedTuple):
 
 
 # Optional members of the seam; a client without them gets the default:
+#   `notes_at_start` (default False): its discovery reports findings at a line of a file it
+#     reads (`Discovery.notes`: Codex's byte budget, Gemini's imports), which lint asks for.
 #   `reattaches_start_files` (default False): a touch attaches again a file loaded at start
 #     (Claude Code); otherwise it skips every file loaded so far (`touch_skips`).
 #   `repository_agent` (default True): False for a client that is no coding agent of a
@@ -94,6 +96,12 @@ def touch_skips(client: Client, loaded: Iterable[Source]) -> list[str]:
     if getattr(client, "reattaches_start_files", False) is True:
         return [s.path for s in loaded if s.read_attached]
     return [s.path for s in loaded]
+
+
+def notes_at_start(client: Client) -> bool:
+    """Whether `client`'s discovery says things about its files at a line (`Discovery.notes`,
+    optional member `notes_at_start`): only then does lint discover a directory to ask."""
+    return getattr(client, "notes_at_start", False) is True
 
 
 def default_policy(client: Client) -> str:

@@ -53,6 +53,7 @@ _FAILED = (ReadStatus.UNREADABLE, ReadStatus.DIRECTORY, ReadStatus.LOOP, ReadSta
 class Codex:
     name = NAME
     templates = None  # codex.j2 ships in templates/
+    notes_at_start = True  # the byte budget: where Codex stops reading (lint reports it)
     instruction_files = r"(?:^|/)AGENTS(?:\.override)?\.md$"
     lint_codes = PLAIN_FILE_CHECKS | {codes.CODEX_DOC_CUT.code, codes.CODEX_DOC_DROPPED.code}
 

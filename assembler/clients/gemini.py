@@ -54,6 +54,7 @@ class GeminiState(NamedTuple):
 class Gemini:
     name = NAME
     templates = None  # gemini.j2 ships in templates/
+    notes_at_start = True  # imports, settings: positioned findings lint reports
     instruction_files = r"(?:^|/)(?:GEMINI\.md|\.gemini/settings\.json)$"
     lint_codes = PLAIN_FILE_CHECKS | {
         codes.GEMINI_SETTINGS_INVALID.code,

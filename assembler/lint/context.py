@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .. import codes
 from ..clients import registry
-from ..clients.base import Client, FileKind
+from ..clients.base import Client, FileKind, notes_at_start
 from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
@@ -147,6 +147,8 @@ class ContextChecker:
         out: list[Finding] = []
         me = self._real(str(info.path))
         for client in info.clients:
+            if not notes_at_start(client):
+                continue  # nothing to ask: no discovery of its directory for it
             role = client.classify(info.path)
             if role is None or role.kind not in _SAYS_AT_START:
                 continue
