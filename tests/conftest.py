@@ -9,9 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from assembler.discovery import locations
 from tests.helpers.golden import fixed_tmp  # noqa: F401  (a fixture for every golden test)
+
+# Property tests draw the same examples on every run, so CI never fails on a seed nobody can
+# reproduce; `CTXASM_HYPOTHESIS=explore` draws new ones (and a failure prints its seed).
+settings.register_profile("deterministic", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("CTXASM_HYPOTHESIS", "deterministic"))
 
 _REAL_HOME = Path(os.path.expanduser("~")).resolve()
 _GUARDED = tuple(
