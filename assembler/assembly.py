@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Unpack
 from . import codes
 from .budget import apply_budget
 from .clients import registry
+from .clients.base import touch_skips
 from .discovery.context import Context, Discovery, Run, build_context
 from .discovery.disk import Disk, Observer
 from .discovery.lazy import resolve_touched
@@ -55,6 +56,11 @@ class Assembly(NamedTuple):
         halves: a marker for ctxasm and for caches, never for a model (send `static_text` and
         `dynamic_text`)."""
         return self.render("xml").removesuffix("\n")
+
+    @property
+    def cwd(self) -> str:
+        """The directory the agent starts in (its real path), absolute."""
+        return str(self.context.cwd)
 
     @property
     def static_text(self) -> str:
@@ -98,8 +104,9 @@ class Assembly(NamedTuple):
         """The assembly after the agent reads `path`: lazily loaded files appended."""
         run = Run(self.context, self.policy, self.counter, Disk(observer))
         target = resolve_touched(checked_path(path, "touched"), run.disk)
-        already = [s.path for s in self.discovered]
-        added = registry.get(self.policy.client).touch(run, self.state, target, already)
+        client = registry.get(self.policy.client)
+        already = touch_skips(client, self.discovered)
+        added = client.touch(run, self.state, target, already)
         if added is None:  # this client loads nothing lazily
             return self
         return _finish(
@@ -117,8 +124,8 @@ class Assembly(NamedTuple):
 
     def attached(self, since: Assembly) -> tuple[Source, ...]:
         """The sources this assembly has and `since` does not (what a touch attached)."""
-        known = {s.path for s in since.discovered}
-        return tuple(s for s in self.sources if s.path not in known)
+        known = {s.key for s in since.discovered}
+        return tuple(s for s in self.sources if s.key not in known)
 
 
 def _dedupe(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:

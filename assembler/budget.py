@@ -74,8 +74,10 @@ def format_file_size(size: int) -> str:
 def truncate_index(content: str, max_lines: int, max_chars: int) -> tuple[str, str] | None:
     """Claude Code's `truncateEntrypointContent`: (new content, reason), or None when it fits.
 
-    Lengths are JavaScript string lengths (UTF-16 units), as in the client; the cut is at a
-    line boundary and never splits a character.
+    Lines are split on `\n` only, so a CRLF index keeps its `\r`s. Lengths are JavaScript
+    string lengths (UTF-16 units), as in the client; the cut is at the last `\n` at or before
+    unit `max_chars`, or at that unit when there is none, where half of a character outside
+    the Basic Multilingual Plane becomes U+FFFD (what the model receives for it).
     """
     trimmed = content.strip()
     lines = trimmed.split("\n")
@@ -88,7 +90,11 @@ def truncate_index(content: str, max_lines: int, max_chars: int) -> tuple[str, s
     if _utf16_len(truncated) > max_chars:
         limit = _index_at_utf16(truncated, max_chars)
         cut_at = truncated.rfind("\n", 0, limit + 1)
-        truncated = truncated[: cut_at if cut_at > 0 else limit]
+        if cut_at > 0:
+            truncated = truncated[:cut_at]
+        else:  # the client cuts at unit `max_chars`, maybe inside a character: half of one
+            split = _utf16_len(truncated[:limit]) < max_chars  # is U+FFFD to the model
+            truncated = truncated[:limit] + ("\ufffd" if split else "")
     if over_chars and not over_lines:
         why = f"{format_file_size(size)} (limit: {format_file_size(max_chars)}) \u2014 index entries are too long"
     elif over_lines and not over_chars:

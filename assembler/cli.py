@@ -89,12 +89,19 @@ class DiscoveryArgs(NamedTuple):
 
     def warnings(self) -> list[str]:
         """What was given that cannot be what the user meant (a typo in a path)."""
-        return [
+        out = []
+        if self.home is not None and not os.path.isdir(self.home):
+            out.append(
+                f"--home {shown(str(self.home))}: no such directory; no user instructions, "
+                "settings or auto memory are loaded: check the path"
+            )
+        out += [
             f"--touch {shown(str(t))}: no such file; what the client attaches for that path "
             "is shown all the same"
             for t in self.touched
             if not os.path.lexists(t)
         ]
+        return out
 
 
 def discovery_options(func: F) -> F:
@@ -471,7 +478,10 @@ def _lint_command() -> click.Command:
 
         write_output(render_findings(result.findings, fmt), None)
         if fmt == "text" and not quiet:
-            click.echo(summary(result.findings, len(result.files), result.ignored), err=True)
+            click.echo(
+                summary(result.findings, len(result.files), result.ignored, result.memory),
+                err=True,
+            )
         sys.exit(1 if result.fails(strict=strict) else 0)
 
     return lint
@@ -564,7 +574,7 @@ def _explain_command() -> click.Command:
         short_help="Show every candidate source and its fate.",
         examples=(
             "ctxasm explain services/api",
-            "ctxasm explain --touch src/app.ts --all",
+            "ctxasm explain --policy all --touch src/app.ts",
             "ctxasm explain --json | jq '.sources[] | select(.status == \"skipped\")'",
         ),
     )
@@ -579,18 +589,37 @@ def _explain_command() -> click.Command:
     @click.option(
         "--all", "show_all", is_flag=True, help="Also list candidate locations that do not exist."
     )
+    @click.option(
+        "--client",
+        help="A client, with its built-in policy (like --policy); 'all': every agent side by "
+        "side, as --policy all.",
+    )
     @handle_errors
     def explain(
         path: Path,
         discovery: DiscoveryArgs,
         as_json: bool,
         show_all: bool,
+        client: str | None,
     ) -> None:
-        """Every candidate source in load order: why it is there, its size, what became of it."""
+        """Every candidate source in load order: why it is there, its size, what became of it.
+        With --policy all (or --client all): every agent side by side, and where they differ."""
         from .live.explain import explain as run_explain
         from .live.explain_view import json_text, show
 
-        result = run_explain(path, **discovery.options())
+        if client is not None and discovery.policy is not None:
+            raise click.UsageError("--client and --policy both name a policy; give one")
+        if "all" in (client, discovery.policy):
+            if show_all:
+                raise click.UsageError("--all lists one agent's absent candidates; not with all")
+            _explain_side_by_side(path, discovery, as_json)
+        options = discovery.options()
+        if client is not None:
+            from .clients import registry
+            from .live.side_by_side import agent_policy
+
+            options["policy"] = agent_policy(registry.get(client))
+        result = run_explain(path, **options)
         if as_json:
             write_output(json_text(result, show_all=show_all), None)
         else:
@@ -608,6 +637,26 @@ def _explain_command() -> click.Command:
         sys.exit(1 if result.assembly.errors else 0)
 
     return explain
+
+
+def _explain_side_by_side(path: Path, discovery: DiscoveryArgs, as_json: bool) -> NoReturn:
+    """`explain --policy all`: every agent side by side; exits."""
+    import io
+
+    from .live.side_by_side import side_by_side
+    from .live.side_by_side_view import json_text, show
+
+    options = discovery.options()
+    del options["policy"]
+    result = side_by_side(path, **options)
+    if as_json:
+        write_output(json_text(result), None)
+    else:
+        text = io.StringIO()  # written at once: a closed pipe is one error line
+        is_tty = sys.stdout is not None and sys.stdout.isatty()
+        show(result, file=text, environ=os.environ, is_tty=is_tty)
+        write_output(text.getvalue(), None)
+    sys.exit(1 if result.errors else 0)
 
 
 @_lazy_command
@@ -651,6 +700,12 @@ def _watch_command() -> click.Command:
         # background jobs (Python then installs no handler of its own); SIGTERM ends it cleanly too.
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.default_int_handler)
+        # watchdog logs a race of its own threads at shutdown as an error ("queue_events()
+        # called when the thread is inactive"); with no handler Python would print it to
+        # stderr after our last line. What a watch must report reaches us as exceptions.
+        import logging
+
+        logging.getLogger("watchdog").addHandler(logging.NullHandler())
         assembler = Assembler(path, **discovery.options(touched=False))
         with (
             Watcher(

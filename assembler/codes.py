@@ -100,6 +100,35 @@ CATALOGUE: tuple[Code, ...] = (
     (OUTSIDE_PROJECT := Code("CTX801", "outside-project", "loaded from outside the project through a symlink or an approved import", WARNING, WARNING)),
     (OUTSIDE_HOME := Code("CTX802", "outside-project-home", "loaded from the home directory, outside the project: private files may reach the prompt", ERROR, WARNING)),
     (CASE_FOLDED := Code("CTX803", "case-folded-import", "@import inside the working directory only when case is ignored, as the client compares", WARNING, WARNING)),
+    # Codex CLI (AGENTS.md) and Gemini CLI (GEMINI.md).
+    (CODEX_DOC_CUT := Code("CTX901", "codex-doc-cut", "AGENTS.md text past Codex's project_doc_max_bytes: Codex stops reading there", WARNING, WARNING)),
+    (CODEX_DOC_DROPPED := Code("CTX902", "codex-doc-dropped", "a project doc after Codex's byte budget is spent: Codex does not load it", WARNING, WARNING)),
+    (CODEX_CONFIG_INVALID := Code("CTX903", "codex-config-invalid", "CODEX_HOME/config.toml unusable, or a value of the wrong type: the default is used", None, WARNING)),
+    (CODEX_DOCS_FAILED := Code("CTX904", "codex-docs-failed", "a project doc Codex finds but cannot read: Codex loads no project doc at all", None, ERROR)),
+    (CODEX_DOC_SHADOWED := Code("CTX905", "codex-doc-shadowed", "a project doc beside an earlier candidate name in its directory: Codex reads only the first", None, INFO)),
+    (GEMINI_IMPORT_OUTSIDE := Code("CTX911", "gemini-import-outside", "a GEMINI.md @import that leaves the project: Gemini CLI refuses it", WARNING, WARNING)),
+    (GEMINI_IMPORT_TOO_DEEP := Code("CTX912", "gemini-import-too-deep", "a GEMINI.md @import past Gemini CLI's 5 levels: left in the text unread", None, WARNING)),
+    (GEMINI_IMPORT_FAILED := Code("CTX913", "gemini-import-failed", "a GEMINI.md @import that cannot be read: Gemini CLI inlines an error comment", WARNING, INFO)),
+    (GEMINI_IMPORT_CYCLE := Code("CTX914", "gemini-import-cycle", "GEMINI.md @imports that come back to a file of the chain: Gemini CLI inlines a marker", WARNING, INFO)),
+    (GEMINI_SETTINGS_INVALID := Code("CTX915", "gemini-settings-invalid", "a Gemini settings.json unusable, or a context.fileName of the wrong type: it is ignored", WARNING, WARNING)),
+    # Cursor (.cursor/rules/**/*.mdc, AGENTS.md, .cursorrules).
+    (CURSOR_AUTO := Code("CTX921", "cursor-rule-auto-attached", "a Cursor rule with globs: attached once a matching file is touched", None, INFO)),
+    (CURSOR_REQUESTED := Code("CTX922", "cursor-rule-agent-requested", "a Cursor rule with only a description: listed by it, read when the agent asks", None, INFO)),
+    (CURSOR_MANUAL := Code("CTX923", "cursor-rule-manual", "a Cursor rule with no alwaysApply, globs or description: loaded only when @-mentioned", None, INFO)),
+    (CURSOR_MD_RULE := Code("CTX924", "cursor-rule-not-mdc", "a file in .cursor/rules that is not .mdc: Cursor ignores it", WARNING, INFO)),
+    (CURSOR_KEY := Code("CTX925", "cursor-unknown-key", "a .mdc frontmatter key Cursor does not read (description, globs, alwaysApply)", WARNING)),
+    (CURSOR_ALWAYS_APPLY := Code("CTX926", "cursor-invalid-always-apply", "alwaysApply that is not true or false: Cursor takes it as false", ERROR, WARNING)),
+    (CURSOR_GLOBS := Code("CTX927", "cursor-invalid-globs", "globs that are not a comma string or a list of strings, or a glob that matches nothing", ERROR, WARNING)),
+    (CURSOR_DESCRIPTION := Code("CTX928", "cursor-invalid-description", "a description that is not a string: the agent cannot request the rule by it", WARNING)),
+    # GitHub Copilot (.github/copilot-instructions.md, .github/instructions, AGENTS.md).
+    (COPILOT_APPLY_TO := Code("CTX931", "copilot-apply-to", "path-specific instructions: attached once a file matching applyTo is touched", None, INFO)),
+    (COPILOT_NO_APPLY_TO := Code("CTX932", "copilot-no-apply-to", "an .instructions.md without applyTo: never applied automatically", WARNING, INFO)),
+    (COPILOT_EXCLUDED := Code("CTX933", "copilot-excluded-agent", "excludeAgent: coding-agent: the coding agent does not read the file", None, INFO)),
+    (COPILOT_AGENTS_FARTHER := Code("CTX934", "copilot-agents-md-not-nearest", "an AGENTS.md farther than another: the nearest one takes precedence", None, INFO)),
+    (COPILOT_KEY := Code("CTX935", "copilot-unknown-key", "an .instructions.md frontmatter key Copilot does not read (applyTo, excludeAgent)", WARNING)),
+    (COPILOT_APPLY_TO_INVALID := Code("CTX936", "copilot-invalid-apply-to", "applyTo that is not a string of comma-separated globs, or a glob that matches nothing", ERROR, WARNING)),
+    (COPILOT_EXCLUDE_INVALID := Code("CTX937", "copilot-invalid-exclude-agent", "excludeAgent other than \"code-review\" or \"coding-agent\": no agent is excluded", ERROR, WARNING)),
+    (COPILOT_REVIEW_CUT := Code("CTX938", "copilot-review-4000", "over 4,000 characters: Copilot code review reads only the first 4,000", WARNING)),
 )  # fmt: skip
 
 BY_CODE = {entry.code: entry for entry in CATALOGUE}

@@ -38,3 +38,8 @@ class SkillError(AssemblerError):
 
 class CacheError(AssemblerError):
     """Cache options that the API would reject, or a snapshot that cannot be used."""
+
+
+class ConversationError(AssemblerError):
+    """A conversation step that could not be done (a `raw.jsonl` that cannot be written, a
+    summariser that failed): the message list is left as it was."""

@@ -19,6 +19,7 @@ from .display import shown
 TokenCounter = Callable[[str], int]
 BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"
 SKILLS_TAG = "skills"  # the skills index's section
+RULES_INDEX_TAG = "requested_rules"  # the index of rules an agent fetches by description
 
 
 class Layer(enum.Enum):
@@ -71,6 +72,7 @@ class Why(enum.Enum):
     RULE_MATCHED = "conditional rule matched a touched path"
     WORKSPACE = "workspace file"
     SKILLS = "skills index"
+    RULES_INDEX = "agent-requested rules index"
     ENVIRONMENT = "environment"
 
 
@@ -132,6 +134,17 @@ class Source(NamedTuple):
     paths: tuple[str, ...] = ()
     lazy: bool = False
     dropped: bool = False
+
+    @property
+    def read_attached(self) -> bool:
+        """Attached when the agent read a file (lazy loading), not loaded at start: the same
+        file may be both, as the client attaches again what it only loaded at start."""
+        return self.layer is Layer.SUBDIRECTORY
+
+    @property
+    def key(self) -> tuple[str, bool]:
+        """What tells the sources of one assembly apart: the path, and `read_attached`."""
+        return self.path, self.read_attached
 
 
 class Skill(NamedTuple):
@@ -235,3 +248,7 @@ class Assembled(Protocol):
     def date(self) -> str: ...
     @property
     def counter(self) -> TokenCounter: ...
+    @property
+    def cwd(self) -> str:
+        """The directory the agent starts in, absolute (a client's format may name it)."""
+        ...

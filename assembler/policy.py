@@ -224,7 +224,10 @@ def _builtin_path(name: str) -> Path:
         raise PolicyError(f"{path}: cannot read ({err.strerror}); reinstall ctxasm") from None
     if not found:
         known = ", ".join(builtin_names())
-        raise PolicyError(f"{name}: no such built-in policy; choose one of {known} or a .toml path")
+        hint = " (`all` compares every agent, with `ctxasm explain` only)" if name == "all" else ""
+        raise PolicyError(
+            f"{name}: no such built-in policy{hint}; choose one of {known} or a .toml path"
+        )
     return path
 
 

@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Callable
 
 from . import (
+    agents_doctor,
     assemble_deep,
     cache_cost,
     cold_render,
@@ -45,6 +46,7 @@ def suites(quick: bool) -> dict[str, Callable[[], list[Check]]]:
         "lint": lambda: lint_speed.run(15 if quick else 21),
         "reassemble": lambda: reassemble.run(100 if quick else 300),
         "watch_latency": lambda: watch_latency.run(20 if quick else 50),
+        "agents_doctor": lambda: agents_doctor.run(1 if quick else 3),
     }
 
 

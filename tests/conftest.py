@@ -9,9 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from assembler.discovery import locations
 from tests.helpers.golden import fixed_tmp  # noqa: F401  (a fixture for every golden test)
+
+# Property tests draw the same examples on every run, so CI never fails on a seed nobody can
+# reproduce; `CTXASM_HYPOTHESIS=explore` draws new ones (and a failure prints its seed).
+settings.register_profile("deterministic", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("CTXASM_HYPOTHESIS", "deterministic"))
 
 _REAL_HOME = Path(os.path.expanduser("~")).resolve()
 _GUARDED = tuple(
@@ -20,6 +27,8 @@ _GUARDED = tuple(
         _REAL_HOME / ".claude",
         _REAL_HOME / ".claude.json",
         _REAL_HOME / "CLAUDE.md",
+        _REAL_HOME / ".codex",
+        _REAL_HOME / ".gemini",
         Path("/etc/claude-code"),
         Path("/Library/Application Support/ClaudeCode"),
     )
@@ -73,9 +82,10 @@ def _no_real_machine() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _no_client_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """CLI tests run in this process: drop every CLAUDE_* variable the developer may have."""
+    """CLI tests run in this process: drop every CLAUDE_* (CODEX_*, GEMINI_*) variable the
+    developer may have."""
     for name in list(os.environ):
-        if name.startswith(("CLAUDE_", "CTXASM_")):
+        if name.startswith(("CLAUDE_", "CTXASM_", "CODEX_", "GEMINI_")):
             monkeypatch.delenv(name)
 
 

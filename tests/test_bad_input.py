@@ -123,7 +123,9 @@ class Tree:
 
     @property
     def home(self) -> Path:
-        return self.root / "home"
+        home = self.root / "home"
+        home.mkdir(exist_ok=True)
+        return home
 
     @property
     def managed(self) -> Path:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from assembler.cli import cli
@@ -14,6 +15,7 @@ from tests.helpers.trees import ROOT, build, git_init
 
 
 def invoke(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    (tmp_path / "home").mkdir(exist_ok=True)
     result = CliRunner().invoke(
         cli,
         [
@@ -86,6 +88,29 @@ def test_warnings_go_to_stderr_one_line_each(tmp_path: Path) -> None:
         "../outside.md: warning: @../outside.md in CLAUDE.md points outside the working directory; "
         "the client drops it unless external imports are approved in ~/.claude.json [CTX204]"
     ]
+
+
+@pytest.mark.parametrize("command", ["render", "explain", "lint", "cache"])
+def test_a_missing_home_is_a_warning(tmp_path: Path, command: str) -> None:
+    """A typo in --home would silently drop the user's layer: say so, and still run."""
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "project rules"})
+    home = tmp_path / "hmoe"
+    machine = ["--home", str(home), "--managed-dir", str(tmp_path / "managed")]
+    target = (
+        [str(tmp_path / "repo" / "CLAUDE.md")] if command == "lint" else [str(tmp_path / "repo")]
+    )
+    result = CliRunner().invoke(cli, [command, *target, *machine], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    warning = (
+        f"ctxasm: warning: --home {home}: no such directory; no user instructions, settings "
+        "or auto memory are loaded: check the path"
+    )
+    assert result.stderr.splitlines()[0] == warning
+    home.mkdir()
+    again = CliRunner().invoke(cli, [command, *target, *machine], catch_exceptions=False)
+    assert warning not in again.stderr
+    assert again.stdout == result.stdout
 
 
 def test_errors_in_files_exit_1_and_still_render(tmp_path: Path) -> None:
@@ -218,3 +243,10 @@ def test_help_lists_whole_summaries_and_ends_every_command_with_examples() -> No
         shown = [line.strip() for line in examples.splitlines() if line.strip()]
         assert 2 <= len(shown) <= 3 and all(s.startswith("ctxasm ") for s in shown), (name, text)
         assert all(s.split()[1] == name for s in shown), (name, shown)
+
+
+def test_policy_all_outside_explain_says_where_it_works(tmp_path: Path) -> None:
+    code, out, err = invoke(tmp_path, str(tmp_path), "--policy", "all")
+    assert (code, out) == (2, "")
+    assert "(`all` compares every agent, with `ctxasm explain` only)" in err
+    assert len(err.splitlines()) == 1

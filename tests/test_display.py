@@ -63,6 +63,7 @@ def hostile(tmp_path: Path) -> Path:
 
 
 def _machine(repo: Path) -> tuple[str, ...]:
+    (repo.parent / "home").mkdir(exist_ok=True)
     return ("--home", str(repo.parent / "home"), "--managed-dir", str(repo.parent / "managed"))
 
 

@@ -13,7 +13,7 @@ from tests.helpers.trees import build, git_init, run
 
 
 def test_builtin_policies_load() -> None:
-    assert builtin_names() == ("bootstrap", "claude-code")
+    assert builtin_names() == ("bootstrap", "claude-code", "codex", "copilot", "cursor", "gemini")
     cc = load_policy("claude-code")
     assert (cc.client, cc.limits.skip_bytes, cc.limits.index_lines, cc.import_depth) == (
         "claude-code",
@@ -56,16 +56,16 @@ def test_builtin_policies_load() -> None:
         ),
         (
             'extends = "nope"\n',
-            "nope: no such built-in policy; choose one of bootstrap, claude-code",
+            "nope: no such built-in policy; choose one of bootstrap, claude-code, codex, copilot, cursor, gemini",
         ),
         ("name = 'x'\n", "missing 'client'; add 'extends = \"claude-code\"'"),
         (
             'client = "cursor-9000"\n',
-            "'client' must be one of claude-code, bootstrap, not 'cursor-9000'",
+            "'client' must be one of claude-code, bootstrap, codex, gemini, cursor, copilot, not 'cursor-9000'",
         ),
         (
             'extends = "claude-code"\n[render]\nformat = "yaml"\n',
-            "'render.format' must be one of xml, markdown, json, claude-code, anthropic, openai, not 'yaml'",
+            "'render.format' must be one of xml, markdown, json, claude-code, codex, gemini, anthropic, openai, not 'yaml'",
         ),
         ('discoverer = "claude-code"\n', "'discoverer' is now called 'client'; rename the key"),
         (

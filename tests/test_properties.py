@@ -400,8 +400,11 @@ def check_index_cut(original: str, result: tuple[str, str] | None, lines: int, c
     )
     assert text.endswith(index_warning(why))
     kept = text[: -len(index_warning(why))]
-    kept.encode("utf-8")  # no lone surrogate: no UTF-16 pair was split
-    assert trimmed.startswith(kept)
+    kept.encode("utf-8")  # no lone surrogate: a split UTF-16 pair is U+FFFD
+    if not trimmed.startswith(kept):  # the client cut at unit `chars`, inside a character
+        kept = kept.removesuffix("\ufffd")
+        assert trimmed.startswith(kept) and "\n" not in kept
+        assert trimmed[len(kept)] >= "\U00010000" and utf16_len(kept) == chars - 1
     assert kept.count("\n") + 1 <= lines
     assert utf16_len(kept) <= chars
     rest = trimmed[len(kept) :]

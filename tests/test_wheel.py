@@ -43,6 +43,7 @@ def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None
     python = env / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True)
     workspace = tmp_path / "workspace"
+    (tmp_path / "home").mkdir()
     shutil.copytree(ROOT / "fixtures" / "bootstrap", workspace)
     result = subprocess.run(
         [str(env / "bin" / "ctxasm"), "render", str(workspace), "--policy", "bootstrap",
@@ -56,3 +57,10 @@ def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None
         capture_output=True, text=True, check=True, cwd=tmp_path,
     )  # fmt: skip
     assert located.stdout.strip().endswith("site-packages/assembler/_data/templates")
+    # The conversation runtime's prompts ship too, and load from the installed wheel.
+    assert "assembler/_data/templates/conversation/nine-part.txt" in names
+    loaded = subprocess.run(
+        [str(python), "-c", "from assembler.conversation import prompt; print(prompt().text[:9])"],
+        capture_output=True, text=True, check=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert loaded.stdout == "CRITICAL:\n"

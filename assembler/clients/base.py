@@ -7,7 +7,8 @@ A client says, for its agent:
     the variables its template `<name>.j2` is rendered with, found in `templates/` or in the
     client's own `templates` directory);
   * which of its files whole-repository lint looks for (`instruction_files`), what each is
-    (`classify`), and which lint checks apply to them (`lint_codes`).
+    (`classify`), and which lint checks apply to them (`lint_codes`); a client with checks of
+    its own (frontmatter keys only it reads) also offers `check_file` (`ChecksFiles`).
 What `watch` and the `Assembler` observe needs no answer of its own: every file a client
 reads goes through the run's `Disk`, and that is what they follow.
 
@@ -19,15 +20,35 @@ lint or live packages: they ask the registry for it.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from .. import codes
+from ..codes import Code
 from ..discovery.context import Discovery, Run
-from ..model import Assembled
+from ..model import Assembled, Source
 
 # The variables of a client format's template: `(assembly, date) -> {name: value}`.
 FormatContext = Callable[[Assembled, str], Mapping[str, Any]]
+
+
+# The lint checks that apply to any agent's plain instruction file, one read as it is (no
+# frontmatter, no Claude Code imports): files that cannot load, the size guidance, secrets,
+# duplicates, forged structure and content from outside the project. A client adds its own.
+PLAIN_FILE_CHECKS = frozenset(
+    {
+        *(c.code for c in codes.CATALOGUE if c.code < "CTX100"),
+        codes.TOO_MANY_LINES.code,
+        codes.TOO_MANY_BYTES.code,
+        codes.SECRET.code,
+        codes.DUPLICATE.code,
+        codes.CLOSING_TAG.code,
+        codes.FORGED_STRUCTURE.code,
+        codes.OUTSIDE_PROJECT.code,
+        codes.OUTSIDE_HOME.code,
+    }
+)
 
 
 class FileKind(enum.Enum):
@@ -38,6 +59,8 @@ class FileKind(enum.Enum):
     RULE = "rule"  # in a rules directory; frontmatter may make it conditional
     MEMORY = "memory"  # an index the client cuts to its limits
     NEVER_LOADED = "never loaded"  # named like an instruction file, never read
+    SETTINGS = "settings"  # a client's settings file: it decides what loads from its directory
+    REFERENCE = "reference"  # read with a skill, on demand (an AGENTS.md in a skill's folder)
     OTHER = "other"  # not an instruction file of any known client
 
 
@@ -46,6 +69,45 @@ class FileRole(NamedTuple):
 
     kind: FileKind
     load_dir: Path
+
+
+# Optional members of the seam; a client without them gets the default:
+#   `notes_at_start` (default False): its discovery reports findings at a line of a file it
+#     reads (`Discovery.notes`: Codex's byte budget, Gemini's imports), which lint asks for.
+#   `reattaches_start_files` (default False): a touch attaches again a file loaded at start
+#     (Claude Code); otherwise it skips every file loaded so far (`touch_skips`).
+#   `repository_agent` (default True): False for a client that is no coding agent of a
+#     repository (the bootstrap seed's fixed workspace); `explain --policy all` leaves it out.
+#   `default_policy` (default: the client's name, a built-in policy in `policies/`): the
+#     policy it runs with when only the client is named (`explain --client NAME`, `--policy
+#     all`): a built-in policy's name or a policy TOML path.
+
+
+def is_repository_agent(client: Client) -> bool:
+    """Whether `client` models a coding agent started in a repository (`repository_agent`)."""
+    return getattr(client, "repository_agent", True) is not False
+
+
+def touch_skips(client: Client, loaded: Iterable[Source]) -> list[str]:
+    """The paths a touch must not attach again (`Client.touch`'s `already`): every file loaded
+    so far, or, for an agent that attaches again what it loaded at start (optional member
+    `reattaches_start_files`, true for Claude Code: a read reaching an imported start file
+    attaches it again), only what earlier reads attached."""
+    if getattr(client, "reattaches_start_files", False) is True:
+        return [s.path for s in loaded if s.read_attached]
+    return [s.path for s in loaded]
+
+
+def notes_at_start(client: Client) -> bool:
+    """Whether `client`'s discovery says things about its files at a line (`Discovery.notes`,
+    optional member `notes_at_start`): only then does lint discover a directory to ask."""
+    return getattr(client, "notes_at_start", False) is True
+
+
+def default_policy(client: Client) -> str:
+    """The policy `client` runs with when only the client is named (`default_policy`)."""
+    value = getattr(client, "default_policy", None)
+    return str(value) if isinstance(value, str | Path) else client.name
 
 
 class Client(Protocol):
@@ -79,7 +141,25 @@ class Client(Protocol):
         self, run: Run, state: object, target: Path, already: Collection[str]
     ) -> Discovery | None:
         """What the agent attaches when it reads `target` (`state`: what `discover` kept;
-        `already`: paths loaded before); None when this agent loads nothing lazily."""
+        `already`: paths earlier reads attached); None when this agent loads nothing lazily."""
 
     def classify(self, path: Path) -> FileRole | None:
         """What `path` (absolute) is to this agent, or None when it is not one of its files."""
+
+
+class FileNote(NamedTuple):
+    """One finding of a client's own check of a file: where (from 1) and what."""
+
+    line: int
+    col: int
+    code: Code
+    message: str
+
+
+@runtime_checkable
+class ChecksFiles(Protocol):
+    """A client with lint checks of its own files (an optional member of the seam: lint asks
+    every client that `classify`s a file, and keeps what the client's `lint_codes` list)."""
+
+    def check_file(self, path: Path, text: str) -> Sequence[FileNote]:
+        """Findings about `path` (one of this client's files) from its text as read."""

@@ -26,6 +26,7 @@ class Bootstrap:
     templates = None
     formats: Mapping[str, FormatContext] = {}
     instruction_files = r"(?!)"  # matches nothing
+    repository_agent = False  # a fixed workspace: `explain --policy all` leaves it out
     lint_codes = frozenset(code.code for code in codes.LINT_CODES)
 
     def discover(self, run: Run) -> Discovery:

@@ -52,6 +52,7 @@ _FILE_NAMES = {"CLAUDE.md": FileKind.INSTRUCTIONS, "CLAUDE.local.md": FileKind.L
 class ClaudeCode:
     name = NAME
     templates = None  # its format's template ships in `templates/`
+    reattaches_start_files = True  # a read reaching an imported start file attaches it again
     instruction_files = (
         r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+)$"
     )

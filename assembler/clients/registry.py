@@ -9,11 +9,19 @@ of the package.
 from __future__ import annotations
 
 from ..errors import PolicyError
-from . import bootstrap, claude_code
+from . import bootstrap, claude_code, codex, copilot, cursor, gemini
 from .base import Client
 
 _CLIENTS: dict[str, Client] = {
-    client.name: client for client in (claude_code.CLIENT, bootstrap.CLIENT)
+    client.name: client
+    for client in (
+        claude_code.CLIENT,
+        bootstrap.CLIENT,
+        codex.CLIENT,
+        gemini.CLIENT,
+        cursor.CLIENT,
+        copilot.CLIENT,
+    )
 }
 
 
@@ -44,6 +52,13 @@ def register(client: Client) -> None:
 
 def unregister(name: str) -> None:
     """Remove a client added with `register()` (built-in ones stay)."""
-    if name in (claude_code.NAME, bootstrap.NAME):
+    if name in (
+        claude_code.NAME,
+        bootstrap.NAME,
+        codex.NAME,
+        gemini.NAME,
+        cursor.NAME,
+        copilot.NAME,
+    ):
         raise ValueError(f"{name!r} is built in and cannot be removed")
     _CLIENTS.pop(name, None)

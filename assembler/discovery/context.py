@@ -42,22 +42,41 @@ class Run(NamedTuple):
     disk: Disk
 
 
+class LoadNote(NamedTuple):
+    """A finding about one file a discovery read, at a line: what `ctxasm lint` reports for
+    the file when it lints it for this client (a load diagnostic has no position)."""
+
+    path: str  # absolute, as the client reads it
+    line: int
+    col: int
+    code: str
+    message: str
+
+
 class Discovery(NamedTuple):
     """What a client's discovery found: sources in load order, diagnostics, the conditional
-    rules waiting for a touched path, the skills listed (the index itself is a source), and
-    the client's own state for later touches (Claude Code: its settings)."""
+    rules waiting for a touched path, the skills listed (the index itself is a source), the
+    client's own state for later touches (Claude Code: its settings), and findings with a
+    position for lint."""
 
     sources: tuple[Source, ...]
     diagnostics: tuple[Diagnostic, ...]
     conditional: tuple[Source, ...] = ()
     skills: tuple[Skill, ...] = ()
     state: object = None
+    notes: tuple[LoadNote, ...] = ()  # positioned findings for lint (see `LoadNote`)
 
 
 def build_context(
-    cwd: Path, home: Path, managed_dir: Path, environ: Mapping[str, str], disk: Disk
+    cwd: Path,
+    home: Path,
+    managed_dir: Path,
+    environ: Mapping[str, str],
+    disk: Disk,
+    git_roots: dict[str, Path | None] | None = None,
 ) -> Context:
-    """Fix the machine facts for one run. `cwd` is resolved like the client's `process.cwd()`."""
+    """Fix the machine facts for one run. `cwd` is resolved like the client's `process.cwd()`;
+    `git_roots` remembers git roots across the runs of one lint (`find_git_root`)."""
     try:
         real = Path(disk.realpath(str(cwd), strict=True))
     except OSError as err:
@@ -68,7 +87,7 @@ def build_context(
         raise DiscoveryError(f"{str(cwd)!r}: not a valid path; pass an existing PATH") from None
     if not disk.is_dir(str(real)):
         raise DiscoveryError(f"{cwd}: not a directory; pass the directory the agent starts in")
-    git_root = find_git_root(real, disk)
+    git_root = find_git_root(real, disk, git_roots)
     canonical = canonical_git_root(git_root, disk) if git_root else None
     return Context(
         cwd=real,

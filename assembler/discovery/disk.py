@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from .reader import ReadResult, read_text
+from .reader import ReadResult, read_head, read_text
 
 if TYPE_CHECKING:
     from ..model import Diagnostic, Layer, Reason, Source
@@ -131,6 +131,12 @@ class Disk:
         if self.observer is not None:
             self.observer.saw(path)
         return read_text(path, max_bytes, st)
+
+    def read_head(self, path: str, max_bytes: int) -> ReadResult:
+        """`reader.read_head`: the first `max_bytes` bytes, however large the file is."""
+        if self.observer is not None:
+            self.observer.saw(path)
+        return read_head(path, max_bytes)
 
     def cached(self, path: str, key: Hashable, st: os.stat_result | None, compute: Compute[T]) -> T:
         """`compute(st)`, or the observer's kept result for the same file and `key`."""

@@ -3,9 +3,10 @@
 For each directory from cwd+1 down to the touched file's directory: `CLAUDE.md`,
 `.claude/CLAUDE.md`, `CLAUDE.local.md`, then unconditional `.claude/rules` (local *before*
 rules here); then every conditional rule whose `paths` match the touched file, in directory
-order (managed, user, root down to the touched file's directory). A file already loaded at
-start, or attached for an earlier touch, is not attached again. Nested files do not get
-external imports approved.
+order (managed, user, root down to the touched file's directory). A file attached for an
+earlier touch is not attached again; a file loaded at start is (an import of a start file
+reached by a read comes back, with its imports), as the client skips only what earlier reads
+attached. Nested files do not get external imports approved.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def resolve_touched(path: str | os.PathLike[str], disk: Disk) -> Path:
 
 
 def touch(run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]) -> Discovery:
-    """The sources newly attached when the agent reads `target`, in the client's order."""
+    """The sources newly attached when the agent reads `target`, in the client's order;
+    `already`: the paths earlier reads attached (not those loaded at start)."""
     ctx = run.context
     exclude = exclude_matcher(setup.settings.excludes, run.disk).excluded
     loader = Loader(run, exclude=exclude)
@@ -66,7 +68,7 @@ def touch(run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]) 
     rule_loader = Loader(run, exclude=exclude, diagnostics=loader.diagnostics)
     for rules in _rule_sets(ctx, setup, nested):
         found += _matching_rules(rule_loader, rules, target, shown)
-    return Discovery(_attached(found, already, run), tuple(loader.diagnostics))
+    return Discovery(attached(found, already, run), tuple(loader.diagnostics))
 
 
 def _nested_files(loader: Loader, nested: list[Path], shown: str) -> list[Loaded]:
@@ -111,7 +113,7 @@ def _matching_rules(loader: Loader, rules: RuleSet, target: Path, shown: str) ->
     return found
 
 
-def _attached(found: list[Loaded], already: Collection[str], run: Run) -> tuple[Source, ...]:
+def attached(found: list[Loaded], already: Collection[str], run: Run) -> tuple[Source, ...]:
     """What is new to this conversation, as subdirectory sources."""
     attached: list[Source] = []
     seen = set(already)

@@ -429,7 +429,10 @@ class Loader:
                     codes.IMPORT_MISSING, path, f"imported by {self.display(chain[-1])} but missing"
                 )
             return None
-        if not has_text_extension(path):
+        # Claude Code checks every file it processes, but the files it starts from are all
+        # `.md`: only imports can fail it, and other clients' files (`.mdc`, `.cursorrules`)
+        # are text by their name.
+        if depth and not has_text_extension(path):
             self.note(
                 codes.IMPORT_NOT_TEXT,
                 path,

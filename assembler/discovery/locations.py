@@ -48,15 +48,31 @@ def env_falsy(environ: Mapping[str, str], name: str) -> bool:
     return environ.get(name, "").strip().lower() in _FALSY
 
 
-def find_git_root(start: Path, disk: Disk) -> Path | None:
-    """The nearest directory at or above `start` holding `.git` (a directory or a file)."""
-    directory = start
+def find_git_root(
+    start: Path, disk: Disk, known: dict[str, Path | None] | None = None
+) -> Path | None:
+    """The nearest directory at or above `start` holding `.git` (a directory or a file).
+
+    `known` remembers the answer for every directory walked, so that a caller asking for many
+    directories of one tree (lint) tests each directory for `.git` once."""
+    walked: list[str] = []
+    directory = str(start)
     while True:
-        if disk.lexists(str(directory / ".git")):
-            return directory
-        if directory.parent == directory:
-            return None
-        directory = directory.parent
+        if known is not None and directory in known:
+            found = known[directory]
+            break
+        walked.append(directory)
+        if disk.lexists(os.path.join(directory, ".git")):
+            found = Path(directory)
+            break
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            found = None
+            break
+        directory = parent
+    if known is not None:
+        known.update(dict.fromkeys(walked, found))
+    return found
 
 
 def canonical_git_root(git_root: Path, disk: Disk) -> Path:

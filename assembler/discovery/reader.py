@@ -65,6 +65,17 @@ def probe(path: str) -> os.stat_result | ReadResult:
 
 def read_text(path: str, max_bytes: int, st: os.stat_result | None = None) -> ReadResult:
     """The decoded text of `path`, or why not. Invalid UTF-8 is replaced (and reported)."""
+    return _read(path, max_bytes, st, head=False)
+
+
+def read_head(path: str, max_bytes: int) -> ReadResult:
+    """The first `max_bytes` bytes of `path` however large it is (`size`: the whole file's),
+    as a client that reads a file up to a byte budget does (Codex's project docs). `data`
+    may end inside a character: `text` is decoded with replacement, for the caller to cut."""
+    return _read(path, max_bytes, None, head=True)
+
+
+def _read(path: str, max_bytes: int, st: os.stat_result | None, *, head: bool) -> ReadResult:
     if st is None:
         probed = probe(path)
         if isinstance(probed, ReadResult):
@@ -74,7 +85,7 @@ def read_text(path: str, max_bytes: int, st: os.stat_result | None = None) -> Re
         return ReadResult(ReadStatus.DIRECTORY, detail="is a directory")
     if not stat.S_ISREG(st.st_mode):
         return ReadResult(ReadStatus.SPECIAL, detail="not a regular file (FIFO, socket or device)")
-    if st.st_size > max_bytes:
+    if st.st_size > max_bytes and not head:
         return ReadResult(ReadStatus.TOO_LARGE, size=st.st_size)
     try:
         fd = os.open(path, _OPEN_FLAGS)
@@ -85,7 +96,7 @@ def read_text(path: str, max_bytes: int, st: os.stat_result | None = None) -> Re
         if not stat.S_ISREG(opened.st_mode):
             return ReadResult(ReadStatus.SPECIAL, detail="not a regular file")
         chunks: list[bytes] = []
-        remaining = max_bytes + 1
+        remaining = max_bytes if head else max_bytes + 1
         while remaining > 0:
             chunk = os.read(fd, min(remaining, 1 << 20))
             if not chunk:
@@ -97,6 +108,13 @@ def read_text(path: str, max_bytes: int, st: os.stat_result | None = None) -> Re
     finally:
         os.close(fd)
     data = b"".join(chunks)
+    if head:
+        size = max(opened.st_size, len(data))
+        nul = data.find(b"\0")
+        if nul >= 0:
+            detail = f"NUL byte at offset {nul}"
+            return ReadResult(ReadStatus.BINARY, size=size, detail=detail, data=data)
+        return ReadResult(ReadStatus.OK, data.decode("utf-8", "replace"), size, data=data)
     if len(data) > max_bytes:
         return ReadResult(ReadStatus.TOO_LARGE, size=len(data))
     nul = data.find(b"\0")

@@ -37,8 +37,10 @@ RULES_MAX_ENTRIES = 20_000  # directory entries looked at while walking it
 RULES_MAX_DEPTH = 64  # directories nested below it
 
 
-def rule_files(loader: Loader, directory: str, layer: Layer) -> Iterator[str]:
-    """Every `*.md` path under `directory`, in the policy's order, each loop entered once.
+def rule_files(loader: Loader, directory: str, layer: Layer, suffix: str = ".md") -> Iterator[str]:
+    """Every path under `directory` whose name ends in `suffix` (case-sensitive: `.md` for
+    Claude Code, `.mdc` for Cursor, `.instructions.md` for Copilot), in the policy's order,
+    each loop entered once.
 
     Depth first, a subdirectory at the position where it appears, without recursion (the
     depth of a tree is the repository's choice) and within the `RULES_MAX_*` bounds.
@@ -73,13 +75,13 @@ def rule_files(loader: Loader, directory: str, layer: Layer) -> Iterator[str]:
             listing = _list(loader, real, visited)
             if listing is not None:
                 stack.append((real, iter(listing)))
-        elif is_file and entry.name.endswith(".md"):
+        elif is_file and entry.name.endswith(suffix):
             found += 1
             if found > RULES_MAX_FILES:
                 _note_limit(loader, directory, f"over {RULES_MAX_FILES:,} rule files")
                 return
             yield real
-        elif entry.name.endswith(".md"):
+        elif entry.name.endswith(suffix):
             _note_unusable_rule(loader, entry_path, layer)
 
 

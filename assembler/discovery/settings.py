@@ -77,8 +77,11 @@ def read_setup(ctx: Context, disk: Disk) -> ClaudeSetup:
     return ClaudeSetup(config, settings, approved)
 
 
-def read_json(path: Path, disk: Disk, max_bytes: int) -> tuple[dict[str, Any] | None, str]:
-    """A JSON object, or None and why not ("" when the file is simply not there)."""
+def read_json(
+    path: Path, disk: Disk, max_bytes: int, prepare: Callable[[str], str] | None = None
+) -> tuple[dict[str, Any] | None, str]:
+    """A JSON object, or None and why not ("" when the file is simply not there).
+    `prepare`: what the client does to the text first (Gemini CLI strips comments)."""
     result = disk.read(str(path), max_bytes)
     if result.status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
         return None, ""
@@ -92,6 +95,8 @@ def read_json(path: Path, disk: Disk, max_bytes: int) -> tuple[dict[str, Any] | 
         text = result.data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         return None, f"not UTF-8 ({err.reason} at byte {err.start}); re-save it as UTF-8"
+    if prepare is not None:
+        text = prepare(text)
     try:
         data = json.loads(text)
     except RecursionError:

@@ -45,6 +45,19 @@ DESCRIPTION_CHARS = 100
 _TRUTHY = frozenset({"true", "yes", "1", "on"})
 
 
+# Where skills live, one folder each (`<dir>/skills/<name>/SKILL.md`): Claude Code's, and the
+# `.agents/skills` of the open Agent Skills layout that other agents read.
+SKILL_HOMES = (".claude", ".agents")
+
+
+def is_skill_file(path: Path) -> bool:
+    """Whether `path` is inside a skill's folder (`.claude/skills/<name>/...` or
+    `.agents/skills/<name>/...`): a skill's own file, read with the skill, not a project
+    instruction file (an `AGENTS.md` there is a reference of the skill)."""
+    parts = path.parts
+    return any(parts[i] in SKILL_HOMES and parts[i + 1] == "skills" for i in range(len(parts) - 3))
+
+
 def skill_dirs(ctx: Context, setup: ClaudeSetup) -> Iterator[tuple[Path, Layer]]:
     """The directories holding skills, in the client's order: user, then cwd upwards."""
     yield setup.config_dir / "skills", Layer.USER

@@ -44,6 +44,7 @@ class LintResult(NamedTuple):
     findings: tuple[Finding, ...]
     files: tuple[str, ...]
     ignored: tuple[str, ...] = ()  # of `files`, those git ignores (an agent reads them anyway)
+    memory: tuple[str, ...] = ()  # of `files`, the repository's auto memory (outside it)
 
     @property
     def failed(self) -> bool:
@@ -211,12 +212,10 @@ class _Repos:
 
     def __init__(self) -> None:
         self._repos: dict[Path, GitRepo] = {}
-        self._roots: dict[Path, Path | None] = {}  # files of one directory: one walk up
+        self._roots: dict[str, Path | None] = {}  # each directory tested for `.git` once
 
     def of(self, directory: Path) -> GitRepo | None:
-        if directory not in self._roots:
-            self._roots[directory] = find_git_root(directory, Disk())
-        root = self._roots[directory]
+        root = find_git_root(directory, Disk(), self._roots)
         if root is None:
             return None
         if root not in self._repos:
@@ -266,6 +265,16 @@ def lint(
             else _given(files, here, stopped, repos, ignored)
         )
         context = ContextChecker(policy, machine, request.max_tokens or 0)
+        memory = [m for m in context.memory_files(here) if m not in paths] if whole_tree else []
+        paths = [*paths, *memory]
+        if whole_tree:
+            context.index_repository(here, paths, complete=not stopped)
+        elif len(paths) >= INDEX_FROM_FILES and (repo := repos.of(here)) is not None:
+            # Many files given (`pre-commit run --all-files`): index the whole repository as
+            # whole-repository lint does; each result is the same, only found sooner.
+            unlisted: list[Path] = []
+            every = _discover_files(repo.root, repo, unlisted, [])
+            context.index_repository(repo.root, every, complete=not unlisted)
         checkers: dict[GitRepo | None, FileChecker] = {}
         findings = _leveled(
             (
@@ -303,7 +312,12 @@ def lint(
             findings += context.over_budget(directory, here)
     finally:
         repos.close()
-    return _finish(findings, levels, paths, here, ignored)
+    return _finish(findings, levels, paths, here, ignored, memory)
+
+
+# From this many files given, lint indexes the repository (`lint.universe`) before checking
+# them: a few files are checked faster without (indexing reads every instruction file).
+INDEX_FROM_FILES = 64
 
 
 def _given(
@@ -335,10 +349,12 @@ def _check_file(
     if checked.text is not None and checked.lines is not None:
         found += context.duplicates(info, checked.lines, checked.body)
         found += context.dropped_for_deeper_starts(info, checked.lines, repo)
+        found += context.client_notes(info)
         hidden = suppressions(checked.text)
         found = [f for f in found if not hidden.hides(f)]
-    if info.client is not None:
-        found = [f for f in found if f.code in info.client.lint_codes]
+    if info.clients:  # the checks of every agent that loads it, and no other
+        applied = frozenset().union(*(c.lint_codes for c in info.clients))
+        found = [f for f in found if f.code in applied]
     return found
 
 
@@ -348,10 +364,13 @@ def _finish(
     paths: Sequence[Path],
     here: Path,
     ignored: Sequence[Path] = (),
+    memory: Sequence[Path] = (),
 ) -> LintResult:
     kept = sorted(set(_leveled(findings, levels)), key=_position)
     shown_ignored = tuple(sorted(_shown(p, here) for p in ignored))
-    return LintResult(tuple(kept), tuple(_shown(p, here) for p in paths), shown_ignored)
+    shown_memory = tuple(_shown(p, here) for p in memory)
+    files = tuple(_shown(p, here) for p in paths)
+    return LintResult(tuple(kept), files, shown_ignored, shown_memory)
 
 
 def _leveled(findings: Iterable[Finding], levels: Mapping[str, Severity | None]) -> list[Finding]:

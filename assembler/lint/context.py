@@ -12,23 +12,24 @@ import itertools
 import os
 import re
 import time
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from .. import codes
 from ..clients import registry
-from ..clients.base import Client, FileKind
+from ..clients.base import Client, FileKind, notes_at_start
 from ..discovery.context import Discovery, Run
-from ..discovery.disk import Compute, Disk, QuietObserver
+from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
 from ..discovery.locations import is_within
-from ..model import Policy
+from ..model import Layer, Policy
 from ..parsing.imports import iter_imports
 from ..parsing.parse import CLIENT, parse
 from ..tokens import estimate_tokens
 from .files import FileInfo, Finding, Lines, Machine, Positions
 from .git import GitRepo
+from .universe import Universe
 
 if TYPE_CHECKING:
     from ..assembly import Assembly
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 _MIN_PARAGRAPH = 40
 LOADS_AT_START = frozenset({FileKind.INSTRUCTIONS, FileKind.LOCAL, FileKind.RULE})
+# Files a client's discovery of their directory may say something about, at a position.
+_SAYS_AT_START = LOADS_AT_START | {FileKind.SETTINGS}
 
 
 def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
@@ -68,10 +71,30 @@ class ContextChecker:
         self.max_tokens = max_tokens
         self._assemblies: dict[Path, Assembly] = {}
         self._discoveries: dict[Path, Discovery | None] = {}
+        self._other_discoveries: dict[tuple[str, Path], Discovery | None] = {}
         self._reads: _SharedReads | None = None
         self._realpaths: dict[str, str] = {}
         self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
         self._loaded_in: dict[Path, frozenset[str]] = {}
+        self._universe: Universe | None = None
+
+    def index_repository(self, root: Path, paths: Sequence[Path], complete: bool) -> None:
+        """Whole-repository lint: index what every start can load (`Universe`), so that only
+        directories where a file may repeat another's paragraph are discovered. `complete`:
+        `paths` are all the instruction files under `root` (no walk stopped at its limits)."""
+        seen: list[str] = []
+        root_discovery = self._discover(root, _Recording(self.shared_reads(), seen))
+        universe = Universe(
+            root, root_discovery, seen, self.machine, self.policy, self.shared_reads(),
+            self._paragraphs_of, lambda path: self.client.classify(path) is not None, self._real,
+        )  # fmt: skip
+        for path in paths:
+            role = self.client.classify(path)
+            loads = role is not None and role.kind in LOADS_AT_START
+            universe.add_linted(path, role.load_dir if loads and role is not None else None)
+        universe.finish()
+        universe.complete = universe.complete and complete
+        self._universe = universe if universe.complete else None
 
     def applies(self, info: FileInfo) -> bool:
         """Whether `info` is a file the policy's client loads at start from its directory."""
@@ -81,20 +104,72 @@ class ContextChecker:
         """What loads at start in `cwd` (no budget, no rendering: cheaper than an assembly);
         None when no agent can start there."""
         if cwd not in self._discoveries:
-            from ..errors import AssemblerError
-
-            disk = Disk(self.shared_reads() if self._discoveries else None)
-            ctx = self.machine.context(cwd)
-            found = None
-            if ctx is not None:
-                try:
-                    found = self.client.discover(
-                        Run(ctx, self._discovery_policy, estimate_tokens, disk)
-                    )
-                except AssemblerError:
-                    found = None
+            found = self._discover(cwd, self.shared_reads() if self._discoveries else None)
             self._discoveries[cwd] = found
+            universe = self._universe
+            if found is not None and universe is not None and universe.complete:
+                universe.record_kind(cwd, found)
+                universe.check(found)
         return self._discoveries[cwd]
+
+    def _discover(
+        self,
+        cwd: Path,
+        observer: Observer | None,
+        client: Client | None = None,
+        policy: Policy | None = None,
+    ) -> Discovery | None:
+        """What `client` (the policy's) loads at start in `cwd` with `policy` (the run's)."""
+        from ..errors import AssemblerError
+
+        ctx = self.machine.context(cwd)
+        if ctx is None:
+            return None
+        try:
+            return (client or self.client).discover(
+                Run(ctx, policy or self._discovery_policy, estimate_tokens, Disk(observer))
+            )
+        except AssemblerError:
+            return None
+
+    def memory_files(self, cwd: Path) -> list[Path]:
+        """The auto memory index the client loads at start in `cwd` (it lives outside the
+        repository, in the user's config directory, and goes into every prompt)."""
+        discovery = self.discovery(cwd)
+        sources = discovery.sources if discovery is not None else ()
+        return [Path(s.path) for s in sources if s.layer is Layer.MEMORY and os.path.isabs(s.path)]
+
+    def client_notes(self, info: FileInfo) -> list[Finding]:
+        """What each client that loads `info` at start says about it at a position when it
+        discovers the file's directory (Codex: the line where its byte budget stops reading;
+        Gemini: an import that leaves the project, a bad `context.fileName`), for that
+        client's checks only."""
+        out: list[Finding] = []
+        me = self._real(str(info.path))
+        for client in info.clients:
+            if not notes_at_start(client):
+                continue  # nothing to ask: no discovery of its directory for it
+            role = client.classify(info.path)
+            if role is None or role.kind not in _SAYS_AT_START:
+                continue
+            discovery = self._client_discovery(client, role.load_dir)
+            for note in discovery.notes if discovery is not None else ():
+                if note.code in client.lint_codes and self._real(note.path) == me:
+                    out.append(Finding(info.shown, note.line, note.col, note.code, note.message))
+        return out
+
+    def _client_discovery(self, client: Client, cwd: Path) -> Discovery | None:
+        """`discovery(cwd)` for any client, with that client's built-in policy when there is one."""
+        if client is self.client:
+            return self.discovery(cwd)
+        key = (client.name, cwd)
+        if key not in self._other_discoveries:
+            from ..policy import builtin_names, load_policy
+
+            own = load_policy(client.name) if client.name in builtin_names() else None
+            policy = own._replace(skills=False) if own is not None else None
+            self._other_discoveries[key] = self._discover(cwd, None, client, policy)
+        return self._other_discoveries[key]
 
     def assembly(self, cwd: Path) -> Assembly:
         """The whole assembly of `cwd` (budgets, rendering): only for the budget check."""
@@ -151,7 +226,13 @@ class ContextChecker:
 
     def duplicates(self, info: FileInfo, lines: Lines, body: str) -> list[Finding]:
         """Paragraphs of this file that another file loading with it already says."""
-        discovery = self.discovery(info.load_dir) if self.applies(info) else None
+        if not self.applies(info):
+            return []
+        if self._universe is not None and not self._universe.needs_discovery(
+            info.load_dir, self._real(str(info.path)), (p for _, p in _paragraphs(body))
+        ):
+            return []  # no file that can load with it holds one of its paragraphs
+        discovery = self.discovery(info.load_dir)
         if discovery is None:
             return []
         me = self._real(str(info.path))
@@ -268,6 +349,16 @@ class _SharedReads(QuietObserver):
 
     def cached(self, path: str, key: Hashable, st: os.stat_result | None, compute: Compute[T]) -> T:
         return self.cache.cached(path, key, st, compute, self.since)
+
+
+class _Recording(_SharedReads):
+    """Shared reads, and every path the run depends on, in `seen`."""
+
+    def __init__(self, reads: _SharedReads, seen: list[str]) -> None:
+        self.cache, self.since, self.seen = reads.cache, reads.since, seen
+
+    def saw(self, path: str) -> None:
+        self.seen.append(path)
 
 
 def _relative(path: str, base: Path) -> str:

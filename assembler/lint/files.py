@@ -19,13 +19,14 @@ from typing import NamedTuple
 
 from .. import codes
 from ..clients import registry
-from ..clients.base import Client, FileKind, FileRole
+from ..clients.base import ChecksFiles, Client, FileKind, FileRole
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk, Observer
 from ..discovery.loader import READ_FAILURES, Loader, reached_out
 from ..discovery.locations import RealDirs
 from ..discovery.reader import ReadResult, ReadStatus, read_text
+from ..discovery.skills import is_skill_file
 from ..display import PATTERN_CHARS
 from ..display import shown as display_form
 from ..model import Diagnostic, Layer, Policy, Severity
@@ -39,7 +40,8 @@ from .git import GitRepo
 
 _RULE_KEYS = frozenset({"paths", "description"})
 _FILE_KEYS = frozenset({"description", "title", "name"})
-# Other agents' files, checked on their own until their clients land (issue: other agents).
+# Other agents' files (`GEMINI.md`, and `AGENTS.md` where no client claims it), checked on
+# their own.
 _OTHER_AGENTS = re.compile(r"(?:^|/)(?:AGENTS\.md|GEMINI\.md)$")
 
 Add = Callable[[int, int, Code, str], None]
@@ -68,6 +70,7 @@ class FileInfo(NamedTuple):
     shown: str  # as the user passed it / relative to where lint runs
     role: FileRole
     client: Client | None  # None: no registered client's file (another agent's, or unknown)
+    clients: tuple[Client, ...] = ()  # every client that loads it (`client` first)
 
     @property
     def kind(self) -> FileKind:
@@ -86,13 +89,22 @@ def is_instruction_file(rel: str) -> bool:
 
 
 def classify(path: Path, shown: str, first: Client | None = None) -> FileInfo:
-    """What `path` is: to `first` (the policy's client), else to another registered client."""
+    """What `path` is: to `first` (the policy's client), else to another registered client;
+    `clients` lists every client that loads it, whose checks all apply. An `AGENTS.md` or
+    `GEMINI.md` in a skill's folder is the skill's reference, whoever else might claim it."""
+    other_agent = _OTHER_AGENTS.search(path.as_posix()) is not None
+    if other_agent and is_skill_file(path):
+        return FileInfo(path, shown, FileRole(FileKind.REFERENCE, path.parent), None)
     others = tuple(c for c in registry.clients() if c is not first)
-    for client in (first, *others) if first else others:
-        role = client.classify(path)
-        if role is not None:
-            return FileInfo(path, shown, role, client)
-    kind = FileKind.INSTRUCTIONS if _OTHER_AGENTS.search(path.as_posix()) else FileKind.OTHER
+    found = [
+        (client, role)
+        for client in ((first, *others) if first else others)
+        if (role := client.classify(path)) is not None
+    ]
+    if found:
+        client, role = found[0]
+        return FileInfo(path, shown, role, client, tuple(c for c, _ in found))
+    kind = FileKind.INSTRUCTIONS if other_agent else FileKind.OTHER
     return FileInfo(path, shown, FileRole(kind, path.parent), None)
 
 
@@ -131,21 +143,23 @@ _NEWLINE = re.compile("\n")
 
 # --- secrets ------------------------------------------------------------------------------
 
-_SECRETS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (label, re.compile(pattern))
-    for label, pattern in (
-        ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-        ("an Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-        ("an OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
-        ("an AWS access key id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-        ("a GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"),
-        ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-        ("a Slack token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
-        ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}"),
-        ("a Stripe secret key", r"\b[sr]k_live_[0-9A-Za-z]{20,}"),
-        ("a JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+# Each pattern with the literal text it cannot match without: a pattern runs only on text that
+# holds one of its needles (a `str` search is far cheaper than a regex tried at every word).
+_SECRETS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (label, needles, re.compile(pattern))
+    for label, needles, pattern in (
+        ("a private key block", ("PRIVATE KEY",), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        ("an Anthropic API key", ("sk-ant-",), r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+        ("an OpenAI API key", ("sk-",), r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}"),
+        ("an AWS access key id", ("AKIA", "ASIA"), r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+        ("a GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"),
+        ("a GitLab token", ("glpat-",), r"\bglpat-[A-Za-z0-9_-]{20,}"),
+        ("a Slack token", ("xox",), r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
+        ("a Google API key", ("AIza",), r"\bAIza[0-9A-Za-z_-]{35}"),
+        ("a Stripe secret key", ("k_live_",), r"\b[sr]k_live_[0-9A-Za-z]{20,}"),
+        ("a JSON web token", ("eyJ",), r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     )
-)
+)  # fmt: skip
 # `NAME = value` / `name: value`, the name a credential's, maybe after other words
 # (`AWS_SECRET_ACCESS_KEY`, `db_password`). Only a word's start is tried (the lookbehind),
 # so a long run of words costs each word once.
@@ -154,6 +168,9 @@ _ASSIGNED = re.compile(
     r"(?:api[_-]?key|secret(?:[_-]?(?:access[_-]?)?key)?|access[_-]?token|auth[_-]?token|password|passwd)\b"
     r"[\"']?\s*[:=]\s*(?:\"([^\"\s]{12,})\"|'([^'\s]{12,})'|([A-Za-z0-9+/_.=-]{20,}))"
 )
+# What `_ASSIGNED` cannot match without: the end of a credential's name, then `:` or `=`,
+# searched in the case-folded text (folding maps the Kelvin sign and the long s as `(?i)` does).
+_ASSIGNED_NEEDLE = re.compile(r"(?:key|secret|token|password|passwd)[\"']?\s*[:=]")
 # `scheme://user:password@host`; the scheme is bounded so that a long word costs no rescans.
 _URL_CREDENTIALS = re.compile(
     r"(?i)(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s:/?#@\[\]]{0,256}:([^\s/?#@]{1,256})@[^\s/?#@]"
@@ -171,7 +188,9 @@ def _secrets(text: str) -> Iterator[tuple[int, str]]:
     """(offset, what it looks like) of each secret; a match overlapping one found by an
     earlier pattern is the same secret. Sorted starts and `bisect` keep this O(n log n)."""
     found: list[int] = []  # starts of the secrets found so far, sorted
-    for label, pattern in _SECRETS:
+    for label, needles, pattern in _SECRETS:
+        if not any(needle in text for needle in needles):
+            continue
         new = []
         for match in pattern.finditer(text):
             at = bisect.bisect_left(found, match.start())
@@ -180,7 +199,8 @@ def _secrets(text: str) -> Iterator[tuple[int, str]]:
                 yield match.start(), label
         found = sorted(found + new)
     seen = set(found)
-    for match in _ASSIGNED.finditer(text):
+    assigned = _ASSIGNED.finditer(text) if _ASSIGNED_NEEDLE.search(text.casefold()) else ()
+    for match in assigned:
         group = next(i for i in (1, 2, 3) if match.group(i))
         value = match.group(group)
         if (
@@ -190,7 +210,7 @@ def _secrets(text: str) -> Iterator[tuple[int, str]]:
             and not re.fullmatch(r"[a-z_.-]+", value)
         ):
             yield match.start(group), "a credential assigned in the text"
-    for match in _URL_CREDENTIALS.finditer(text):
+    for match in _URL_CREDENTIALS.finditer(text) if "://" in text else ():
         value = match.group(1)
         if not _PLACEHOLDER.search(value) and not _MASKED.fullmatch(value):
             yield match.start(1), "a password in a URL"
@@ -203,12 +223,13 @@ class Machine:
     """The machine lint checks against (where `~` is, the managed directory, the environment),
     and the facts of each directory an agent could start in, found once per run."""
 
-    __slots__ = ("_contexts", "environ", "home", "managed_dir", "real")
+    __slots__ = ("_contexts", "environ", "git_roots", "home", "managed_dir", "real")
 
     def __init__(self, home: Path, managed_dir: Path, environ: Mapping[str, str]) -> None:
         self.home, self.managed_dir, self.environ = home, managed_dir, environ
         self._contexts: dict[Path, Context | None] = {}
         self.real = RealDirs()  # real paths, each directory resolved once per run
+        self.git_roots: dict[str, Path | None] = {}  # each directory tested for `.git` once
 
     def context(self, directory: Path) -> Context | None:
         """The machine facts of an agent started in `directory` (None when it cannot start)."""
@@ -217,7 +238,7 @@ class Machine:
 
             try:
                 found: Context | None = build_context(
-                    directory, self.home, self.managed_dir, self.environ, Disk()
+                    directory, self.home, self.managed_dir, self.environ, Disk(), self.git_roots
                 )
             except AssemblerError:
                 found = None
@@ -269,8 +290,12 @@ class FileChecker:
         self._frontmatter(info, parsed.frontmatter, lines, add)
         self._content(info, parsed, add)
         self._secrets_and_tags(lines, parsed.text, add)
-        if info.kind is not FileKind.MEMORY:
+        if info.kind not in (FileKind.MEMORY, FileKind.REFERENCE):
             self._imports(info, parsed, lines, add)
+        for client in info.clients:
+            if isinstance(client, ChecksFiles):
+                for note in client.check_file(info.path, text):
+                    add(note.line, note.col, note.code, note.message)
         return Checked(out, text, parsed.body, lines)
 
     def _placement(self, info: FileInfo, add: Add) -> None:
@@ -310,12 +335,15 @@ class FileChecker:
     def _size(self, info: FileInfo, text: str, size: int, add: Add) -> None:
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         guidance = self.policy.lint
-        if info.kind is not FileKind.MEMORY and lines > guidance.max_lines:
+        # Not for an index the client cuts (CTX106), a skill's reference, read on demand, nor
+        # a client's settings file.
+        guided = info.kind not in (FileKind.MEMORY, FileKind.REFERENCE, FileKind.SETTINGS)
+        if guided and lines > guidance.max_lines:
             add(
                 guidance.max_lines + 1, 1, codes.TOO_MANY_LINES,
                 f"{lines} lines, over the {guidance.max_lines}-line limit: move detail into .claude/rules or imported files",
             )  # fmt: skip
-        if info.kind is not FileKind.MEMORY and size > guidance.max_bytes:
+        if guided and size > guidance.max_bytes:
             add(
                 1, 1, codes.TOO_MANY_BYTES,
                 f"{size:,} bytes, over the {guidance.max_bytes:,}-byte limit: move detail into imported files",

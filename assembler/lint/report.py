@@ -40,9 +40,15 @@ def _level(finding: Finding) -> str:
     return (finding.severity or codes.lookup(finding.code).lint or Severity.INFO).value
 
 
-def summary(findings: Sequence[Finding], files: int, ignored: Sequence[str] = ()) -> str:
+def summary(
+    findings: Sequence[Finding],
+    files: int,
+    ignored: Sequence[str] = (),
+    memory: Sequence[str] = (),
+) -> str:
     """The last line of the text output: how many findings of each severity, in how many files,
-    and which of those git ignores (an agent reads them all the same)."""
+    which of those git ignores (an agent reads them all the same), and the repository's auto
+    memory, which lives outside it."""
     counts = dict.fromkeys(Severity, 0)
     for f in findings:
         counts[f.severity or Severity.INFO] += 1
@@ -56,6 +62,8 @@ def summary(findings: Sequence[Finding], files: int, ignored: Sequence[str] = ()
     if ignored:
         names = ", ".join(shown(name) for name in ignored)
         line += f", {len(ignored)} of them git-ignored (an agent reads them anyway): {names}"
+    if memory:
+        line += f"; with the repository's auto memory: {', '.join(shown(m) for m in memory)}"
     return line
 
 

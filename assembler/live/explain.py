@@ -51,6 +51,11 @@ class Skip(enum.Enum):
     CYCLE = "import cycle"
     DUPLICATE = "already loaded"
     BUDGET = "dropped by the token budget"
+    CLIENT_BUDGET = "past the client's byte budget"
+    REQUESTED = "agent-requested: listed by description"
+    MANUAL = "applied only by hand"
+    EXCLUDED_AGENT = "excluded for this agent (excludeAgent)"
+    FARTHER = "a nearer AGENTS.md takes precedence"
 
 
 SKIP_CODES = {
@@ -72,6 +77,16 @@ SKIP_CODES = {
     codes.IMPORT_CYCLE.code: Skip.CYCLE,
     codes.IMPORT_DUPLICATE.code: Skip.DUPLICATE,
     codes.BUDGET_DROPPED.code: Skip.BUDGET,
+    codes.CODEX_DOC_DROPPED.code: Skip.CLIENT_BUDGET,
+    codes.CODEX_DOCS_FAILED.code: Skip.UNREADABLE,
+    codes.CURSOR_AUTO.code: Skip.NOT_MATCHED,
+    codes.CURSOR_REQUESTED.code: Skip.REQUESTED,
+    codes.CURSOR_MANUAL.code: Skip.MANUAL,
+    codes.COPILOT_APPLY_TO.code: Skip.NOT_MATCHED,
+    codes.COPILOT_NO_APPLY_TO.code: Skip.MANUAL,
+    codes.COPILOT_APPLY_TO_INVALID.code: Skip.MANUAL,
+    codes.COPILOT_EXCLUDED.code: Skip.EXCLUDED_AGENT,
+    codes.COPILOT_AGENTS_FARTHER.code: Skip.FARTHER,
 }
 
 RULES_ORDER = {
@@ -306,7 +321,7 @@ def _explanation(
     attached_in: Mapping[str, int],
     rules_order: RulesOrder | None,
 ) -> Explanation:
-    final = {s.path: s for s in assembly.sources}
+    final = {s.key: s for s in assembly.sources}
     candidates, orphans = _candidates(events)
     skipped = _Rows()
     where = _placed(candidates, final, attached_in, assembly.context.display, skipped)
@@ -328,20 +343,23 @@ def _explanation(
 
 def _placed(
     candidates: Sequence[_Candidate],
-    final: Mapping[str, Source],
+    final: Mapping[tuple[str, bool], Source],
     attached_in: Mapping[str, int],
     display: Callable[[str], str],
     skipped: _Rows,
-) -> dict[str, int]:
+) -> dict[tuple[str, bool], int]:
     """The event where each source in the assembly was loaded; a row for every other one."""
-    where: dict[str, int] = {}
+    where: dict[tuple[str, bool], int] = {}
     earlier = _Earlier()
     for c in candidates:
-        source = final.get(c.path)
+        key = (c.path, c.phase > 0)  # a read may attach again what was loaded at start
+        source = final.get(key)
         if c.skip is None and source is not None:
-            wanted = attached_in.get(c.path, 0) if source.lazy else 0
-            if c.phase == wanted and c.path not in where:
-                where[c.path] = c.index
+            wanted = attached_in.get(c.path, 0) if key[1] else 0
+            if c.phase == wanted and key not in where:
+                where[key] = c.index
+        elif c.skip is None and (c.path, True) in final:
+            pass  # not kept here (a conditional rule at start): listed where a read attached it
         else:
             skipped.add(c.index, _candidate_row(c, display(c.path), earlier))
         earlier.paths.append(c.path)
@@ -366,13 +384,15 @@ class _Earlier:
 
 
 def _orphan_rows(
-    orphans: Sequence[tuple[int, _Event]], final: Mapping[str, Source], skipped: _Rows
+    orphans: Sequence[tuple[int, _Event]],
+    final: Mapping[tuple[str, bool], Source],
+    skipped: _Rows,
 ) -> dict[str, Diagnostic]:
     """Skips of no candidate: a row each, or the placeholder note of a source in the output."""
     placeholders: dict[str, Diagnostic] = {}
     for index, event in orphans:
         assert event.diagnostic is not None
-        if event.path in final:
+        if (event.path, False) in final or (event.path, True) in final:
             placeholders[event.path] = event.diagnostic
             continue
         skipped.add(
@@ -393,7 +413,7 @@ def _orphan_rows(
 
 def _merge(
     sources: Sequence[Source],
-    where: Mapping[str, int],
+    where: Mapping[tuple[str, bool], int],
     pending: Sequence[tuple[int, Row]],
     placeholders: Mapping[str, Diagnostic],
 ) -> list[Row]:
@@ -402,7 +422,7 @@ def _merge(
     waiting = list(pending)
     at = 0
     for source in sources:
-        index = where.get(source.path)
+        index = where.get(source.key)
         if index is not None:
             while at < len(waiting) and waiting[at][0] < index:
                 rows.append(waiting[at][1])

@@ -15,6 +15,7 @@ from ..model import Diagnostic, Layer
 from .explain import RULES_ORDER, Explanation, Row, Skip, Status
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.text import Text
 
 SCHEMA_VERSION = 1
@@ -63,11 +64,11 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
                 for lt in explanation.layers
             ],
         },
-        "notes": [_diagnostic_json(d) for d in explanation.notes],
+        "notes": [diagnostic_json(d) for d in explanation.notes],
     }
 
 
-def _diagnostic_json(d: Diagnostic) -> dict[str, Any]:
+def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
     return {"code": d.code, "severity": d.severity.value, "path": d.path, "message": d.message}
 
 
@@ -94,7 +95,7 @@ def _row_json(row: Row) -> dict[str, Any]:
         "cuts": [c._asdict() for c in row.cuts],
         "paths": list(row.paths),
         "lazy": row.lazy,
-        "notes": [_diagnostic_json(d) for d in row.notes],
+        "notes": [diagnostic_json(d) for d in row.notes],
     }
 
 
@@ -103,6 +104,25 @@ def _row_json(row: Row) -> dict[str, Any]:
 
 def use_color(environ: Mapping[str, str], is_tty: bool) -> bool:
     return is_tty and not environ.get("NO_COLOR")
+
+
+def make_console(file: TextIO, environ: Mapping[str, str], is_tty: bool) -> Console:
+    """The console explain prints with: colour only on a terminal without `NO_COLOR`; without
+    a terminal, `COLUMNS` wide, else `PLAIN_WIDTH`."""
+    from rich.console import Console
+
+    color = use_color(environ, is_tty)
+    columns = environ.get("COLUMNS", "")
+    return Console(
+        file=file,
+        color_system="auto" if color else None,
+        force_terminal=color,
+        no_color=not color,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        width=None if is_tty else int(columns) if columns.isdigit() else PLAIN_WIDTH,
+    )
 
 
 def show(
@@ -114,20 +134,8 @@ def show(
     show_all: bool = False,
 ) -> None:
     """Print the table of sources, the notes and the budget picture to `file`."""
-    from rich.console import Console
-
     color = use_color(environ, is_tty)
-    columns = environ.get("COLUMNS", "")
-    console = Console(
-        file=file,
-        color_system="auto" if color else None,
-        force_terminal=color,
-        no_color=not color,
-        highlight=False,
-        markup=False,
-        emoji=False,
-        width=None if is_tty else int(columns) if columns.isdigit() else PLAIN_WIDTH,
-    )
+    console = make_console(file, environ, is_tty)
     a = explanation.assembly
     width = console.width
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..display import shown
-from ..model import SKILLS_TAG, Layer, Policy, Source
+from ..model import RULES_INDEX_TAG, SKILLS_TAG, Layer, Policy, Source
 
 
 class Section(NamedTuple):
@@ -50,7 +50,7 @@ class Escaped(NamedTuple):
 def section_tags(policy: Policy, own: str = "") -> tuple[str, ...]:
     """Every tag a section of `policy` can have (and `own`, the tag of the section at hand)."""
     tags = {policy.tag_for(layer) for layer in Layer} | {f.tag for f in policy.workspace}
-    tags |= {*policy.order, SKILLS_TAG, own}
+    tags |= {*policy.order, SKILLS_TAG, RULES_INDEX_TAG, own}
     return tuple(sorted(t for t in tags if t))
 
 

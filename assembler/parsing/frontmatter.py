@@ -202,6 +202,12 @@ def _raw_patterns(value: object) -> Iterator[str]:
         yield from _split_top_level_commas(value)
 
 
+def split_patterns(value: object) -> list[str]:
+    """A glob-list value split as `paths:` is: each string at its commas outside braces,
+    parts stripped, empty ones left out; a list's strings in order (other items dropped)."""
+    return list(_raw_patterns(value))
+
+
 def _expand(pattern: str) -> Iterator[str]:
     """Claude Code's `expandBraces`: the first `{...}` group, recursively; no nesting."""
     match = _BRACES.match(pattern)

@@ -6,17 +6,21 @@ every turn in one process, a watch, `explain` after `render`, lint checking a fi
 assembles) is not parsed again. The file is still read every time; the key is its content,
 never a path or a stat, so a hit cannot be stale.
 
-The memo is `functools.lru_cache` (thread-safe, least recently used first out) over at most
-`MEMO_ENTRIES` texts of at most `MEMO_TEXT_CHARS` characters each; a longer text is parsed
-every time. So however many files a process sees, it holds at most some 50 MiB (512 texts
-of 32 K characters and the parts cut from them), and typically a few hundred KiB. It is the one piece of module-level state besides the
-client registry (STYLE.md: a content-keyed, bounded memo of pure parsing).
+The memo (thread-safe, least recently used first out) holds texts of at most
+`MEMO_TEXT_CHARS` characters, at most `MEMO_TOTAL_CHARS` characters in all and at most
+`MEMO_ENTRIES` of them; a longer text is parsed every time. So however many files a process
+sees, it holds at most some 50 MiB (16 Mi characters and the parts cut from them), and
+typically a few hundred KiB; yet a repository of a few thousand small instruction files (lint
+of a monorepo) fits whole. It is the one piece of module-level state besides the client
+registry (STYLE.md: a content-keyed, bounded memo of pure parsing).
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 import tomllib
+from collections import OrderedDict
 from typing import Any, NamedTuple
 
 from ..model import Stats
@@ -25,8 +29,9 @@ from . import frontmatter as fm
 from .imports import import_tokens
 from .markdown import strip_block_comments
 
-MEMO_ENTRIES = 512
 MEMO_TEXT_CHARS = 32 * 1024
+MEMO_TOTAL_CHARS = 16 * 1024 * 1024
+MEMO_ENTRIES = 8192
 
 
 class Parsed(NamedTuple):
@@ -53,7 +58,7 @@ def parse(raw: str, switches: Switches) -> Parsed:
     """The parsed `raw` (memoized; see the module doc). Safe to call from several threads."""
     if len(raw) > MEMO_TEXT_CHARS:
         return _parse(raw, switches)
-    return _memo(raw, switches)
+    return _MEMO.get(raw, switches)
 
 
 def _parse(raw: str, switches: Switches) -> Parsed:
@@ -70,18 +75,62 @@ def _parse(raw: str, switches: Switches) -> Parsed:
     return Parsed(frontmatter, globs, body, text, stripped, stats, imports)
 
 
-# Keyed by the text itself: a hit is the parse of exactly these characters.
-_memo = functools.lru_cache(maxsize=MEMO_ENTRIES)(_parse)
+class MemoInfo(NamedTuple):
+    hits: int
+    misses: int
+    currsize: int  # texts held
+    chars: int  # their characters
 
 
-def memo_info() -> functools._CacheInfo:
-    """Hits, misses and the number of texts the memo holds now (`functools` statistics)."""
-    return _memo.cache_info()
+class _Memo:
+    """Parses keyed by the text itself (a hit is the parse of exactly these characters),
+    least recently used out first, within `MEMO_TOTAL_CHARS` and `MEMO_ENTRIES`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: OrderedDict[tuple[str, Switches], Parsed] = OrderedDict()
+        self.hits = self.misses = self.chars = 0
+
+    def get(self, raw: str, switches: Switches) -> Parsed:
+        key = (raw, switches)
+        with self._lock:
+            found = self._held.get(key)
+            if found is not None:
+                self._held.move_to_end(key)
+                self.hits += 1
+                return found
+            self.misses += 1
+        parsed = _parse(raw, switches)  # outside the lock: threads parse in parallel
+        with self._lock:
+            if key not in self._held:
+                self._held[key] = parsed
+                self.chars += len(raw)
+                while self.chars > MEMO_TOTAL_CHARS or len(self._held) > MEMO_ENTRIES:
+                    (old, _), _ = self._held.popitem(last=False)
+                    self.chars -= len(old)
+        return parsed
+
+    def info(self) -> MemoInfo:
+        with self._lock:
+            return MemoInfo(self.hits, self.misses, len(self._held), self.chars)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._held.clear()
+            self.hits = self.misses = self.chars = 0
+
+
+_MEMO = _Memo()
+
+
+def memo_info() -> MemoInfo:
+    """Hits, misses, and the number of texts the memo holds now and their characters."""
+    return _MEMO.info()
 
 
 def forget() -> None:
     """Empty the memos (tests, and benchmarks of a first parse)."""
-    _memo.cache_clear()
+    _MEMO.clear()
     toml_document.cache_clear()
 
 

@@ -133,6 +133,17 @@ def commands(layout: Layout, scratch: Path) -> list[Command]:
         ),
         c("explain --touch", "text", "explain", project, "--touch", touch),
         c("explain --json --all", "json", "explain", project, "--json", "--all"),
+        c(
+            "explain --policy all --touch",
+            "text",
+            "explain",
+            project,
+            "--policy",
+            "all",
+            "--touch",
+            touch,
+        ),
+        c("explain --client all --json", "json", "explain", project, "--client", "all", "--json"),
         c("lint", "lint", "lint"),
         c("lint --format json --cwd", "json", "lint", "--format", "json", "--cwd", project),
         c("lint --format sarif", "sarif", "lint", "--format", "sarif"),
@@ -297,6 +308,7 @@ def _leaks(layout: Layout, run: Run) -> list[Problem]:
         if marker[-24:-12] not in stdout:
             continue
         lint = run.command.output in ("lint", "sarif") or run.command.args[0] == "lint"
+        lint = lint or "all" in run.command.args  # explain --policy all: findings on stdout
         text = run.stderr.decode("utf-8", "replace") + (stdout if lint else "")
         warnings = [
             line

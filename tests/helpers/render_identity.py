@@ -80,6 +80,7 @@ def fixture_cases(into: Path) -> Iterator[tuple[Case, Path]]:
         Case("demo/root+touch", "demo/repo", (*demo, "--touch", "demo/repo/web/src/App.tsx"), env),
         into,
     )
+    (into / "h").mkdir()
     plain = ("--home", "h", "--managed-dir", "m")
     yield Case("bootstrap", "workspace", (*plain, "--policy", "bootstrap")), into
     seed = (*plain, "--policy", "bootstrap-seed.toml")
@@ -94,6 +95,7 @@ def corpus_cases(into: Path) -> Iterator[tuple[Case, Path]]:
         base = into / source.name
         laid = lay_out(source, base)
         deep, _ = deepest_instruction_dir(laid.repo)
+        (base / "home").mkdir(exist_ok=True)
         plain = ("--home", "home", "--managed-dir", "managed")
         name = source.name
         yield Case(f"{name}/root", "repo", plain), base

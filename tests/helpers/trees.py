@@ -99,3 +99,33 @@ def bootstrap_assembly(tmp: Path) -> Assembly:
     return assemble(
         tmp / "workspace", policy="bootstrap", home=tmp / "h", managed_dir=tmp / "m", environ={}
     )
+
+
+def client_fixture(tmp: Path, name: str) -> Path:
+    """`fixtures/<name>` copied under `tmp`, its `repo` made a git repository; the copy."""
+    import shutil
+
+    shutil.copytree(FIXTURES / name, tmp / name, symlinks=True)
+    git_init(tmp / name / "repo")
+    return tmp / name
+
+
+def codex_assembly(tmp: Path) -> Assembly:
+    """The Codex CLI fixture: CODEX_HOME with a config naming a fallback, started in
+    `repo/services/api`."""
+    top = client_fixture(tmp, "codex")
+    return assemble(
+        top / "repo" / "services" / "api",
+        policy="codex",
+        home=top / "home",
+        managed_dir=tmp / "managed",
+        environ={},
+    )
+
+
+def gemini_assembly(tmp: Path) -> Assembly:
+    """The Gemini CLI fixture: a global GEMINI.md, started in `repo/app`."""
+    top = client_fixture(tmp, "gemini")
+    return assemble(
+        top / "repo" / "app", policy="gemini", home=top / "home", managed_dir=tmp / "m", environ={}
+    )

@@ -206,6 +206,65 @@ CASES: dict[str, tuple[Files, Files, str]] = {
         {"repo/case/CLAUDE.md": "See @../case/x.md\n", "repo/case/x.md": "x\n"},
         "case/CLAUDE.md",
     ),
+    # Cursor's and Copilot's own checks (tests/clients/test_cursor.py and test_copilot.py).
+    "CTX924": (
+        {"repo/.cursor/rules/style.md": "Use tabs.\n"},
+        {"repo/.cursor/rules/style.mdc": "---\nalwaysApply: true\n---\nUse tabs.\n"},
+        ".cursor/rules/style.md|.cursor/rules/style.mdc",
+    ),
+    "CTX925": (
+        {"repo/.cursor/rules/a.mdc": "---\npaths: src/**\n---\nText.\n"},
+        {"repo/.cursor/rules/a.mdc": "---\nglobs: src/**\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX926": (
+        {"repo/.cursor/rules/a.mdc": '---\nalwaysApply: "true"\n---\nText.\n'},
+        {"repo/.cursor/rules/a.mdc": "---\nalwaysApply: true\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX927": (
+        {"repo/.cursor/rules/a.mdc": "---\nglobs: {a: 1}\n---\nText.\n"},
+        {"repo/.cursor/rules/a.mdc": "---\nglobs: [src/*.ts, lib/**]\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX928": (
+        {"repo/.cursor/rules/a.mdc": "---\ndescription: [a, b]\n---\nText.\n"},
+        {"repo/.cursor/rules/a.mdc": "---\ndescription: Database work\n---\nText.\n"},
+        ".cursor/rules/a.mdc",
+    ),
+    "CTX932": (
+        {"repo/.github/instructions/a.instructions.md": "Text.\n"},
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "**"\n---\nText.\n'},
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX935": (
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "**"\nglobs: x\n---\nT\n'},
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "**"\nname: x\n---\nT\n'},
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX936": (
+        {"repo/.github/instructions/a.instructions.md": "---\napplyTo: [a, b]\n---\nText.\n"},
+        {"repo/.github/instructions/a.instructions.md": '---\napplyTo: "a,b"\n---\nText.\n'},
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX937": (
+        {
+            "repo/.github/instructions/a.instructions.md": (
+                '---\napplyTo: "**"\nexcludeAgent: "review"\n---\nText.\n'
+            )
+        },
+        {
+            "repo/.github/instructions/a.instructions.md": (
+                '---\napplyTo: "**"\nexcludeAgent: "code-review"\n---\nText.\n'
+            )
+        },
+        ".github/instructions/a.instructions.md",
+    ),
+    "CTX938": (
+        {"repo/.github/copilot-instructions.md": "word " * 801},
+        {"repo/.github/copilot-instructions.md": "word " * 799},
+        ".github/copilot-instructions.md",
+    ),
 }
 
 
@@ -243,6 +302,8 @@ def test_each_check_fails_and_passes(tmp_path: Path, code: str) -> None:
 def test_every_code_has_a_test_case() -> None:
     elsewhere = {"CTX001", "CTX004", "CTX103", "CTX105", "CTX207", "CTX305", "CTX601"}  # below
     elsewhere |= {"CTX008"}  # test_hostile.py
+    elsewhere |= {"CTX901", "CTX902"}  # tests/clients/test_codex.py
+    elsewhere |= {"CTX911", "CTX913", "CTX914", "CTX915"}  # tests/clients/test_gemini.py
     assert set(CASES) | elsewhere == {rule.code for rule in LINT_CODES}
 
 
@@ -314,6 +375,17 @@ def test_ctx305_dead_glob(tmp_path: Path) -> None:
     (repo / "web/page.tsx").write_text("")
     _git(repo, "add", "-A")
     assert codes_for(tmp_path, [".claude/rules/r.md"]) == []
+
+
+def test_ctx305_matches_as_the_client_does_case_and_parents(tmp_path: Path) -> None:
+    """The dead-glob check asks what the client asks (the npm `ignore` package): `*.TS`
+    matches `b.ts`, and `docs/` matches the files below a directory `docs`."""
+    rule = "---\npaths:\n  - src/**/*.TS\n  - docs/\n  - '[é-a]*'\n---\nrule\n"
+    repo = make(
+        tmp_path, {"repo/.claude/rules/r.md": rule, "repo/src/a/b.ts": "", "repo/docs/x.md": ""}
+    )
+    _git(repo, "add", "-A")
+    assert codes_for(tmp_path, [".claude/rules/r.md"]) == [("CTX304", ".claude/rules/r.md", 2)]
 
 
 def test_ctx601_context_over_budget(tmp_path: Path) -> None:
@@ -451,6 +523,7 @@ def test_results_do_not_depend_on_how_files_are_split(tmp_path: Path) -> None:
 
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "home").mkdir(exist_ok=True)
     return subprocess.run(
         [
             sys.executable,
@@ -734,4 +807,48 @@ def test_whole_repository_lint_checks_the_ignored_files_an_agent_reads(tmp_path:
         "2 of them git-ignored (an agent reads them anyway): .claude/CLAUDE.local.md, CLAUDE.local.md"
         in text.stderr
     )
+    assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)
+
+
+def test_an_agents_md_in_a_skill_folder_is_a_reference_not_held_to_200_lines(
+    tmp_path: Path,
+) -> None:
+    make(
+        tmp_path,
+        {
+            "repo/.claude/skills/review/SKILL.md": "---\nname: review\n---\nReview.\n",
+            "repo/.claude/skills/review/AGENTS.md": lines(230),
+            "repo/.agents/skills/deploy/docs/AGENTS.md": lines(230),
+            "repo/pkg/AGENTS.md": lines(230),
+        },
+    )
+    targets = [".claude/skills/review/AGENTS.md", ".agents/skills/deploy/docs/AGENTS.md"]
+    assert codes_for(tmp_path, [*targets, "pkg/AGENTS.md"]) == [("CTX101", "pkg/AGENTS.md", 201)]
+    whole = lint(base=tmp_path / "repo", **machine(tmp_path))
+    assert [(f.code, f.path) for f in whole.findings] == [("CTX101", "pkg/AGENTS.md")]
+    assert set(targets) <= set(whole.files)  # still checked (secrets, tags), as references
+
+
+def test_whole_repository_lint_checks_the_repository_auto_memory(tmp_path: Path) -> None:
+    """The auto memory index goes into every prompt from outside the repository: whole-repository
+    lint checks it (a secret, the 200-line cut) and names it; files given: only those."""
+    from assembler.discovery.settings import slug
+
+    make(tmp_path, {"repo/CLAUDE.md": "shared\n"})
+    _git(tmp_path / "repo", "add", "-A")
+    repo = Path(os.path.realpath(tmp_path / "repo"))
+    memory = tmp_path / "home" / ".claude" / "projects" / slug(repo) / "memory" / "MEMORY.md"
+    index = "".join(f"- entry {i}\n" for i in range(240))
+    make(memory.parent, {"MEMORY.md": "token: ghp_" + "a1B2c3D4e5" * 4 + "\n" + index})
+    result = lint([], base=tmp_path / "repo", **machine(tmp_path))
+    shown = str(memory)
+    assert sorted((f.path, f.code) for f in result.findings) == [
+        (shown, "CTX106"),
+        (shown, "CTX501"),
+    ]
+    assert result.memory == (shown,)
+    assert result.files == ("CLAUDE.md", shown)
+    text = _cli(tmp_path)
+    assert text.returncode == 1
+    assert text.stderr.endswith(f"in 2 files checked; with the repository's auto memory: {shown}\n")
     assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)

@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers.trees import ROOT, git_init
 
-HOOK_FILES = r"(^|/)(CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|AGENTS\.md|GEMINI\.md|\.claude/CLAUDE\.md|\.claude/rules/.+\.md)$"
+HOOK_FILES = r"(^|/)(CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|AGENTS\.md|GEMINI\.md|\.claude/CLAUDE\.md|\.claude/rules/.+\.md|\.cursorrules|\.cursor/rules/.+|\.github/copilot-instructions\.md|\.github/instructions/.+\.instructions\.md)$"
 
 pytestmark = [
     pytest.mark.slow,  # the real pre-commit installs the hook into its own environment
@@ -101,6 +101,11 @@ def test_the_hook_definition_covers_exactly_the_instruction_files() -> None:
         "memory/MEMORY.md",
         "AGENTS.md",
         "pkg/GEMINI.md",
+        ".cursorrules",
+        "web/.cursor/rules/react.mdc",
+        ".cursor/rules/notes.md",
+        ".github/copilot-instructions.md",
+        ".github/instructions/py/style.instructions.md",
     ]
     ignored = [
         "README.md",
@@ -108,6 +113,8 @@ def test_the_hook_definition_covers_exactly_the_instruction_files() -> None:
         ".claude/settings.json",
         "MYCLAUDE.md",
         ".claude/rules/x.txt",
+        ".github/instructions/style.md",
+        "docs/copilot-instructions.md",
     ]
     assert [p for p in matched if pattern.search(p)] == matched
     assert [p for p in ignored if pattern.search(p)] == []

@@ -14,12 +14,15 @@ from assembler import Assembly, assemble
 from assembler.output.sections import escape_content, section_text, sections
 from assembler.policy import load_policy
 from tests.helpers.golden import PLACEHOLDER, check_golden
+from tests.helpers.rule_trees import copilot_assembly, cursor_assembly
 from tests.helpers.trees import (
     DATA,
     ROOT,
     bootstrap_assembly,
     build,
+    codex_assembly,
     demo_assembly,
+    gemini_assembly,
     git_init,
     machine,
     run,
@@ -29,7 +32,23 @@ GOLDEN = DATA / "golden"
 FORMATS = ("xml", "markdown", "json", "claude-code")
 
 
-CASES = {"demo": demo_assembly, "bootstrap": bootstrap_assembly}
+CASES = {
+    "demo": demo_assembly,
+    "bootstrap": bootstrap_assembly,
+    "codex": codex_assembly,
+    "gemini": gemini_assembly,
+    "cursor": cursor_assembly,
+    "copilot": copilot_assembly,
+}
+# Clients without a format of their own render through the generic ones; Codex and Gemini
+# in their own format (byte for byte the agent's text) and the xml.
+GENERIC = ("xml", "markdown", "json")
+CASE_FORMATS = {
+    "cursor": GENERIC,
+    "copilot": GENERIC,
+    "codex": ("codex", "xml"),
+    "gemini": ("gemini", "xml"),
+}
 
 
 def _golden_files() -> list[tuple[str, str]]:
@@ -41,7 +60,7 @@ def _golden_files() -> list[tuple[str, str]]:
     )
 
 
-GOLDEN_CASES = sorted((case, fmt) for case in CASES for fmt in FORMATS)
+GOLDEN_CASES = sorted((case, fmt) for case in CASES for fmt in CASE_FORMATS.get(case, FORMATS))
 
 
 def test_golden_directory_holds_exactly_one_file_per_case_and_format() -> None:

@@ -29,6 +29,7 @@ root_only = pytest.mark.skipif(os.geteuid() != 0, reason="making a device node n
 def ctxasm(
     tmp: Path, *args: str, stdout: int | IO[Any] = subprocess.PIPE, **kwargs: Any
 ) -> subprocess.CompletedProcess[str]:
+    (tmp / "home").mkdir(exist_ok=True)
     machine = ("--home", str(tmp / "home"), "--managed-dir", str(tmp / "managed"))
     return subprocess.run(
         [sys.executable, "-m", "assembler", *args, *machine],
@@ -61,7 +62,7 @@ def test_a_file_is_replaced_atomically_and_keeps_its_mode(repo: Path, tmp_path: 
     assert out.read_text() == RENDERED
     assert stat.S_IMODE(out.stat().st_mode) == 0o640
     assert out.stat().st_ino != inode  # a new file renamed into place, not rewritten
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.xml", "repo"]  # no temp left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.xml", "home", "repo"]  # no temp
 
 
 def test_a_new_file_follows_the_umask(repo: Path, tmp_path: Path) -> None:
@@ -116,7 +117,7 @@ def test_a_device_is_never_replaced(repo: Path, tmp_path: Path) -> None:
     assert render_to(repo, null).returncode == 0
     for device in (full, null):
         assert stat.S_ISCHR(device.lstat().st_mode)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["full", "null", "repo"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full", "home", "null", "repo"]
 
 
 def test_a_socket_is_refused(tmp_path: Path) -> None:
@@ -166,6 +167,7 @@ COMMANDS: dict[str, Sequence[str]] = {
 def test_a_failed_write_to_stdout_is_one_line(repo: Path, command: str, failure: str) -> None:
     message = STDOUT_FAILURES[failure]
     args = [a.format(repo=repo) for a in COMMANDS[command]]
+    (repo / "h").mkdir(exist_ok=True)
     if failure == "closed":
         shell = ["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "assembler", *args]
         result = subprocess.run(
@@ -210,6 +212,7 @@ def test_head_reads_one_line_and_the_run_keeps_its_exit_code(
     build(tmp_path, {"repo/CLAUDE.md": imports, **files, "repo/bad.md": "\0binary"})
     if command == "explain":
         build(tmp_path, {f"repo/.claude/rules/r{i}.md": "rule" for i in range(1_000)})
+    (tmp_path / "home").mkdir()
     argv = [command.split(",")[0], "repo", "--home", "home", "--managed-dir", "managed"]
     pipeline = 'set -o pipefail; "$@" | head -1 >/dev/null; echo "status ${PIPESTATUS[0]}" >&2'
     done = subprocess.run(

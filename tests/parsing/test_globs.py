@@ -1,13 +1,13 @@
-"""`parsing.globs`: linear matchers with the semantics of pathspec (gitignore) and wcmatch
-(`claudeMdExcludes`), compared with those libraries on generated patterns and paths."""
+"""`parsing.globs`: linear matchers with the semantics of wcmatch (`claudeMdExcludes`),
+compared with it on generated patterns and paths (`paths:` globs against the npm `ignore`
+package: `test_globs_ignore.py`)."""
 
 from __future__ import annotations
 
 import time
 
-import pathspec
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from wcmatch import glob as wcglob
 
@@ -36,23 +36,16 @@ patterns = st.builds(
 paths = st.lists(st.sampled_from(_SEGMENTS), min_size=1, max_size=4).map(lambda p: "/".join(p))
 
 
-@settings(max_examples=600, deadline=None)
+# Derandomized: wcmatch is a stand-in for picomatch, and the two differ on extglobs that
+# match an empty segment (`/**/*(a)/a` on `/a`: wcmatch yes, picomatch and ctxasm no), which a
+# random seed finds now and then; picomatch itself is compared in
+# tests/discovery/test_excludes_negation.py (tests/data/excludes-picomatch.jsonl).
+@settings(max_examples=600, deadline=None, derandomize=True)
 @given(patterns, paths)
 def test_excludes_match_as_wcmatch_does(pattern: str, path: str) -> None:
     compiled = globs.excludes([pattern])
     assert compiled.match is not None, compiled.refused
     assert compiled.match("/" + path) == wcglob.globmatch("/" + path, [pattern], flags=WC_FLAGS)
-
-
-@pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")
-@settings(max_examples=600, deadline=None)
-@given(patterns.map(lambda p: p.lstrip("/").replace("{a,b}", "a")), paths)
-@example("*/", "a/a")  # pathspec searches: `*/` is the regex `/`, anywhere in the path
-def test_gitignore_matches_as_pathspec_does(pattern: str, path: str) -> None:
-    spec = pathspec.GitIgnoreSpec.from_lines([pattern], backend="simple")
-    compiled = globs.gitignore(pattern)
-    ours = compiled.match is not None and compiled.match(path)
-    assert ours == spec.match_file(path)
 
 
 @pytest.mark.parametrize(
@@ -111,3 +104,45 @@ def test_names_that_are_not_utf8_match_as_the_client_reads_them() -> None:
     found = globs.excludes(["**/not-utf8-*", "/repo/\udcff"])
     assert found.match is not None and found.match(name)
     assert globs.first_match(["not-utf8-??.md"], name.removeprefix("/repo/")) == "not-utf8-??.md"
+
+
+# --- workspace globs (Cursor `globs:`, Copilot `applyTo:`) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matched"),
+    [
+        # GitHub's examples (data/reusables/copilot/custom-instructions-path.md)
+        ("*", ["a.py"]),
+        ("**", ["a.py", "src/a.py", "src/b/a.py", ".github/x.md"]),
+        ("**/*", ["a.py", "src/a.py", "src/b/a.py", ".github/x.md"]),
+        ("*.py", ["a.py"]),
+        ("**/*.py", ["a.py", "src/a.py", "src/b/a.py"]),
+        ("src/*.py", ["src/a.py"]),
+        ("src/**/*.py", ["src/a.py", "src/b/a.py"]),
+        ("**/b/**/*.py", ["src/b/a.py"]),
+        ("./src/*.py", ["src/a.py"]),  # a leading ./ or / is the workspace itself
+        ("/src/*.py", ["src/a.py"]),
+        ("src/**", ["src/a.py", "src/b/a.py"]),
+        ("**/*.{py,md}", ["a.py", "src/a.py", "src/b/a.py", ".github/x.md"]),
+    ],
+)
+def test_workspace_globs_are_anchored_and_star_stays_in_a_segment(
+    pattern: str, matched: list[str]
+) -> None:
+    paths = ["a.py", "src/a.py", "src/b/a.py", ".github/x.md"]
+    match = globs.workspace([pattern], "/r").match
+    assert match is not None
+    assert [p for p in paths if match(f"/r/{p}")] == matched
+    assert not match("/other/a.py")
+
+
+def test_workspace_globs_escape_their_directory_and_refuse_what_they_cannot_match() -> None:
+    odd = "/r/[a]{b,c}*"
+    found = globs.workspace(["x.md"], odd)
+    assert found.match is not None
+    assert found.match(f"{odd}/x.md") and not found.match("/r/a/x.md")
+    refused = globs.workspace(["", "ok/*.md", "x" * 2000], "/r")
+    assert refused.refused == ((2, "longer than 1,024 characters"),)
+    assert refused.match is not None and refused.match("/r/ok/a.md")
+    assert globs.workspace([""], "/r").match is None  # an empty glob matches nothing

@@ -58,7 +58,7 @@ def test_invalid_frontmatter_is_reported_on_every_load(tmp_path: Path) -> None:
 
 
 def test_the_memo_holds_at_most_its_budget() -> None:
-    texts = [f"{i:04d} text" for i in range(parse.MEMO_ENTRIES + 40)]
+    texts = [f"{i:05d} text" for i in range(parse.MEMO_ENTRIES + 40)]
     for text in texts:
         parse.parse(text, ALL)
     assert parse.memo_info().currsize == parse.MEMO_ENTRIES
@@ -75,6 +75,21 @@ def test_the_memo_holds_at_most_its_budget() -> None:
     assert parse.parse(long, ALL).text == long
     after = parse.memo_info()
     assert (after.hits, after.misses) == (before.hits, before.misses)
+
+
+def test_the_memo_holds_at_most_its_characters() -> None:
+    """Big texts push the oldest out by their size, however few they are."""
+    size = parse.MEMO_TEXT_CHARS
+    texts = [f"{i:05d}" + "z" * (size - 5) for i in range(parse.MEMO_TOTAL_CHARS // size + 3)]
+    for text in texts:
+        parse.parse(text, ALL)
+    info = parse.memo_info()
+    assert info.chars <= parse.MEMO_TOTAL_CHARS
+    assert info.currsize == parse.MEMO_TOTAL_CHARS // size
+    hits = info.hits
+    parse.parse(texts[-1], ALL)  # the newest stayed
+    parse.parse(texts[0], ALL)  # the oldest went
+    assert parse.memo_info().hits == hits + 1
 
 
 def test_threads_share_the_memo_safely() -> None:

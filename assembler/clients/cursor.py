@@ -1,0 +1,318 @@
+"""The `cursor` client: what Cursor's agent loads from a workspace (docs/clients/cursor.md).
+
+Cursor's documentation (cursor.com/docs/context/rules, as clipped 2025-2026; no primary
+source is stored, see `../shared/docs/anchors.md` 6.1) describes:
+  * Project Rules, `.cursor/rules/**/*.mdc`, "version-controlled and scoped to your codebase";
+    "Subdirectories can include their own .cursor/rules directory scoped to that folder";
+  * frontmatter `description`, `globs`, `alwaysApply` giving four kinds: Always ("always
+    included in model context"), Auto Attached ("included when files matching a glob pattern
+    are referenced"), Agent Requested ("available to AI, which decides whether to include it.
+    Must provide a description") and Manual ("only included when explicitly mentioned using
+    @ruleName");
+  * `AGENTS.md` at the root and in subdirectories; a nested one "is treated like a rule that
+    always applies with an implicit glob pattern" of its folder (Cursor staff,
+    forum.cursor.com/t/160773); the legacy `.cursorrules`, "still supported, but deprecated".
+The workspace is the project root (git root, else cwd); cwd below it stands for "the agent
+works on files here", so the scoped files of every directory from the root down to cwd apply.
+Touching a file attaches the scoped files on the way to it and the Auto Attached rules whose
+globs match it. Globs are relative to the directory that holds `.cursor`. Where Cursor's
+behaviour is not documented (order, plain `.md` files, string `alwaysApply`), the page above
+states the assumption made here.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .. import codes
+from ..discovery.context import Discovery, Run
+from ..discovery.lazy import attached
+from ..discovery.loader import Loaded, Loader
+from ..discovery.skills import is_skill_file
+from ..model import Layer, Reason, Source, Why
+from ..parsing import frontmatter as fm
+from . import rulefiles as rf
+from .base import FileKind, FileNote, FileRole, FormatContext
+
+NAME = "cursor"
+RULES = os.path.join(".cursor", "rules")
+SUFFIX = ".mdc"
+AGENTS = "AGENTS.md"
+LEGACY = ".cursorrules"
+KEYS = ("description", "globs", "alwaysApply")
+INDEX = "agent-requested rules"
+
+
+class Kind(enum.Enum):
+    """The four rule types of Cursor's rule editor."""
+
+    ALWAYS = "always"
+    AUTO = "auto attached"
+    REQUESTED = "agent requested"
+    MANUAL = "manual"
+
+
+class Rule(NamedTuple):
+    kind: Kind
+    globs: rf.GlobList
+    description: str
+
+
+def rule_of(data: Mapping[str, Any], base_dir: str) -> Rule:
+    """The kind of a rule from its frontmatter: `alwaysApply: true` (a YAML boolean: the
+    string "true" is not, per stbenjam/skillsaw `cursor-rules-valid`), else globs, else a
+    description, else manual."""
+    globs = rf.glob_list(data.get("globs"), base_dir, lists=True)
+    raw = data.get("description")
+    description = raw.strip() if isinstance(raw, str) else ""
+    if data.get("alwaysApply") is True:
+        kind = Kind.ALWAYS
+    elif globs.patterns:
+        kind = Kind.AUTO
+    elif description:
+        kind = Kind.REQUESTED
+    else:
+        kind = Kind.MANUAL
+    return Rule(kind, globs, description)
+
+
+class CursorState(NamedTuple):
+    """What a touch needs: the directories scoped at start and the rules waiting for a file."""
+
+    scoped: tuple[str, ...]
+    waiting: tuple[rf.Waiting, ...]
+
+
+class _Walk:
+    """The rules of one directory's `.cursor/rules`, sorted into what loads now, what waits
+    for a touched file, and what the agent only lists or never loads (each noted)."""
+
+    def __init__(self, loader: Loader) -> None:
+        self.loader = loader
+        self.waiting: list[rf.Waiting] = []
+        self.requested: list[tuple[str, str]] = []
+        self.roots: list[str] = []
+        self.pending: list[Source] = []
+
+    def rules(self, directory: str, *, lazy: bool, on_the_way: str = "") -> list[Loaded]:
+        loader = self.loader
+        rules_dir = os.path.join(directory, RULES)
+        out: list[Loaded] = []
+        for found in rf.rule_files_in(loader, rules_dir, SUFFIX, "rule"):
+            rule = rule_of(found.parsed.frontmatter.data, directory)
+            self._note_values(found, rule)
+            shown_dir = loader.display(rules_dir)
+            if rule.kind is Kind.ALWAYS:
+                text = f"always-applied rule in {shown_dir}{on_the_way}"
+                reason = Reason(Why.NESTED if lazy else Why.RULE, text)
+                layer = Layer.SUBDIRECTORY if lazy else Layer.PROJECT
+                out += loader.load(found.path, layer, reason, False, lazy=lazy, found_in=rules_dir)
+                continue
+            if rule.kind is Kind.AUTO:
+                globs = rule.globs
+                waiting = rf.Waiting(
+                    found.path, rules_dir, directory, globs.patterns, "globs", globs.match
+                )
+                self.waiting.append(waiting)
+                if lazy:  # matched against the touched file next: said only if attached
+                    continue
+            loader.trace(found.path, Layer.PROJECT, Reason(Why.RULE, f"rule in {shown_dir}"))
+            self.pending.append(rf.pending(loader, found))
+            name = Path(found.path).name.removesuffix(SUFFIX)
+            if rule.kind is Kind.AUTO:
+                loader.note(
+                    codes.CURSOR_AUTO,
+                    found.path,
+                    f"auto-attached rule: globs {rf.patterns_shown(rule.globs.patterns)} "
+                    f"(relative to {loader.display(directory)}/); attached when the agent "
+                    "reads a matching file",
+                )
+            elif rule.kind is Kind.REQUESTED:
+                if not lazy:
+                    self.requested.append((name, rule.description))
+                    if shown_dir not in self.roots:
+                        self.roots.append(shown_dir)
+                loader.note(
+                    codes.CURSOR_REQUESTED,
+                    found.path,
+                    f"agent-requested rule {name!r}: "
+                    + ("listed by its description" if not lazy else "not listed (nested)")
+                    + "; Cursor reads it only when the agent asks for it",
+                )
+            else:
+                loader.note(
+                    codes.CURSOR_MANUAL,
+                    found.path,
+                    f"manual rule (no alwaysApply, globs or description): loaded only when "
+                    f"you mention @{name}",
+                )
+        return out
+
+    def _note_values(self, found: rf.Found, rule: Rule) -> None:
+        data = found.parsed.frontmatter.data
+        loader = self.loader
+        value = data.get("alwaysApply")
+        if "alwaysApply" in data and not isinstance(value, bool) and value is not None:
+            loader.note(
+                codes.CURSOR_ALWAYS_APPLY,
+                found.path,
+                f"alwaysApply is {value!r}, not true or false: Cursor takes it as false",
+            )
+        if rule.globs.malformed:
+            loader.note(
+                codes.CURSOR_GLOBS,
+                found.path,
+                "globs is not a comma-separated string or a list of strings: it matches nothing",
+            )
+        for pattern, why in rule.globs.refused:
+            loader.note(
+                codes.GLOB_TOO_COMPLEX,
+                found.path,
+                f"glob {rf.patterns_shown([pattern])} is refused ({why}) and matches nothing: "
+                "simplify it",
+            )
+
+
+class Cursor:
+    name = NAME
+    templates = None
+    formats: Mapping[str, FormatContext] = {}  # no documented request text: the native xml
+    instruction_files = r"(?:^|/)(?:AGENTS\.md|\.cursorrules|\.cursor/rules/.+)$"
+    lint_codes = frozenset(
+        {
+            *("CTX001", "CTX002", "CTX003", "CTX004", "CTX005", "CTX006", "CTX007", "CTX008"),
+            *("CTX101", "CTX102", "CTX103", "CTX105", "CTX301", "CTX307", "CTX308", "CTX404"),
+            *("CTX501", "CTX502", "CTX503", "CTX504", "CTX601", "CTX801", "CTX802"),
+            *("CTX924", "CTX925", "CTX926", "CTX927", "CTX928"),
+        }
+    )
+
+    def discover(self, run: Run) -> Discovery:
+        loader = Loader(run)
+        ctx = run.context
+        root, cwd = str(ctx.project_root), str(ctx.cwd)
+        walk = _Walk(loader)
+        out: list[Loaded] = []
+        scoped = rf.scope_dirs(root, cwd)
+        for directory in scoped:
+            why = Why.CWD if directory == cwd else Why.ANCESTOR
+            out += walk.rules(directory, lazy=False)
+            if directory == root:
+                agents = Reason(why, "AGENTS.md at the workspace root")
+            else:
+                agents = Reason(why, f"AGENTS.md scoped to {loader.display(directory)}")
+            out += loader.load(os.path.join(directory, AGENTS), Layer.PROJECT, agents, False)
+            if directory == root:
+                legacy = Reason(why, "legacy .cursorrules at the workspace root")
+                out += loader.load(os.path.join(root, LEGACY), Layer.PROJECT, legacy, False)
+        index = rf.index_source(walk.requested, walk.roots, run.counter, INDEX)
+        sources = (*(item.source for item in out), *((index,) if index else ()))
+        state = CursorState(tuple(scoped), tuple(walk.waiting))
+        return Discovery(sources, tuple(loader.diagnostics), tuple(walk.pending), state=state)
+
+    def touch(
+        self, run: Run, state: object, target: Path, already: Collection[str]
+    ) -> Discovery | None:
+        assert isinstance(state, CursorState)
+        loader = Loader(run)
+        at = rf.touch_target(loader, run, target)
+        if at is None:
+            return Discovery((), tuple(loader.diagnostics))
+        shown = loader.display(at)
+        walk = _Walk(loader)
+        found: list[Loaded] = []
+        root = str(run.context.project_root)
+        for directory in rf.dirs_below(root, os.path.dirname(at), state.scoped):
+            found += walk.rules(directory, lazy=True, on_the_way=f", on the way to {shown}")
+            reason = Reason(
+                Why.NESTED,
+                f"AGENTS.md scoped to {loader.display(directory)}, attached for {shown}",
+                touched=shown,
+            )
+            found += rf.load_lazily(loader, os.path.join(directory, AGENTS), reason)
+        found += rf.attach_matching(loader, (*state.waiting, *walk.waiting), at, shown)
+        return Discovery(attached(found, already, run), tuple(loader.diagnostics))
+
+    def classify(self, path: Path) -> FileRole | None:
+        if is_skill_file(path):
+            return None
+        parts = path.parts
+        if ".cursor" in parts[:-1]:
+            at = len(parts) - 1 - parts[::-1].index(".cursor")
+            inside = parts[at + 1 :]
+            if inside[:1] == ("rules",) and len(inside) > 1:
+                kind = FileKind.RULE if path.name.endswith(SUFFIX) else FileKind.NEVER_LOADED
+                return FileRole(kind, Path(*parts[:at]))
+        if path.name in (AGENTS, LEGACY):
+            return FileRole(FileKind.INSTRUCTIONS, path.parent)
+        return None
+
+    def check_file(self, path: Path, text: str) -> Sequence[FileNote]:
+        role = self.classify(path)
+        if role is None:
+            return []
+        if role.kind is FileKind.NEVER_LOADED:
+            return [
+                FileNote(
+                    1, 1, codes.CURSOR_MD_RULE,
+                    f"{path.name} is in .cursor/rules but not a .mdc file: Cursor ignores it; "
+                    "rename it to .mdc (with description, globs or alwaysApply)",
+                )
+            ]  # fmt: skip
+        if role.kind is not FileKind.RULE:
+            return []
+        return _rule_notes(text, str(role.load_dir))
+
+
+def _rule_notes(text: str, base_dir: str) -> list[FileNote]:
+    head, _ = fm.split_frontmatter(text.removeprefix("\ufeff"))
+    if not head.present or head.error or head.too_complex:
+        return []  # CTX301 / CTX308 say so
+    data = head.data
+    out: list[FileNote] = []
+
+    def add(key: str, code: codes.Code, message: str) -> None:
+        out.append(FileNote(rf.frontmatter_line(text, key), 1, code, message))
+
+    for key in data:
+        if key not in KEYS:
+            hint = " (Cursor reads globs, not paths)" if key == "paths" else ""
+            add(
+                key,
+                codes.CURSOR_KEY,
+                f"frontmatter key '{key}' is not read by Cursor{hint}: remove it",
+            )
+    value = data.get("alwaysApply")
+    if "alwaysApply" in data and not isinstance(value, bool):
+        add(
+            "alwaysApply", codes.CURSOR_ALWAYS_APPLY,
+            f"alwaysApply is {value!r}, not true or false: Cursor takes it as false; write true or false unquoted",
+        )  # fmt: skip
+    rule = rule_of(data, base_dir)
+    if rule.globs.malformed:
+        add(
+            "globs",
+            codes.CURSOR_GLOBS,
+            "globs must be a comma-separated string or a list of strings: it matches nothing",
+        )
+    for pattern, why in rule.globs.refused:
+        add(
+            "globs",
+            codes.CURSOR_GLOBS,
+            f"glob {rf.patterns_shown([pattern])} is refused ({why}) and matches nothing: simplify it",
+        )
+    raw = data.get("description")
+    if raw is not None and not isinstance(raw, str):
+        add(
+            "description",
+            codes.CURSOR_DESCRIPTION,
+            f"description is {raw!r}, not text: the agent cannot request the rule by it",
+        )
+    return out
+
+
+CLIENT = Cursor()

@@ -1,0 +1,287 @@
+"""Reading both message shapes, the one place that knows them.
+
+* Anthropic: an assistant message holds `{"type": "tool_use", "id", "name", "input"}` blocks;
+  the next user message holds `{"type": "tool_result", "tool_use_id", "content", "is_error"}`
+  blocks (`content` a string or a list of blocks).
+* OpenAI: an assistant message holds `tool_calls: [{"id", "type": "function", "function":
+  {"name", "arguments"}}]`; each result is its own `{"role": "tool", "tool_call_id",
+  "content"}` message.
+
+A message of any other shape (not a mapping, an unknown role, content that is neither a
+string, a list of blocks nor null, a tool block without its id) is *unknown*: every function
+of the package leaves it as it is, the same object, and reports it. Nothing here mutates a
+message: rewrites build new dicts and share the messages they do not change.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from enum import Enum
+from typing import Any, NamedTuple
+
+from ..display import shown
+
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+# Leading messages of these roles are instructions, never summarised or collapsed.
+HEAD_ROLES = frozenset({"system", "developer"})
+
+
+class Shape(Enum):
+    ANTHROPIC = "anthropic"  # tool_use / tool_result blocks
+    OPENAI = "openai"  # tool_calls / role "tool"
+
+
+class Call(NamedTuple):
+    """A tool call: the message it is in, its id, the tool's name and its input (a mapping
+    for Anthropic; OpenAI's `arguments` parsed when they are a JSON object, else {})."""
+
+    at: int
+    id: str
+    name: str
+    input: Mapping[str, Any]
+
+
+class Result(NamedTuple):
+    """A tool result: its message, its block in that message (None: an OpenAI tool message),
+    the call's id, its text (blocks joined) and whether the tool reported an error."""
+
+    at: int
+    block: int | None
+    id: str
+    text: str
+    is_error: bool
+    shape: Shape
+
+
+class Unknown(NamedTuple):
+    """A message of no known shape, left untouched: where it is and why."""
+
+    at: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"message {self.at} left as it is: {self.reason}"
+
+
+class Scan(NamedTuple):
+    """Every tool call and result of a message list, in order, and the unknown messages."""
+
+    calls: Mapping[str, Call]
+    results: tuple[Result, ...]
+    unknown: tuple[Unknown, ...]
+
+    def tool_name(self, result: Result) -> str | None:
+        call = self.calls.get(result.id)
+        return call.name if call is not None else None
+
+    @property
+    def unknown_indices(self) -> frozenset[int]:
+        return frozenset(u.at for u in self.unknown)
+
+
+def block_text(content: Any) -> str:
+    """The text of a content value: a string as it is; a list of blocks joined by newlines,
+    each text block by its text and any other block (an image) by a `[type]` mark."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        kind = block.get("type")
+        parts.append(block.get("text", "") if kind == "text" else f"[{kind}]")
+    return "\n".join(str(p) for p in parts)
+
+
+def _blocks_ok(content: Any) -> str | None:
+    if content is None or isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return f"content is a {type(content).__name__}, not a string or a list of blocks"
+    for block in content:
+        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+            return "a content block without a type"
+        if block["type"] == "text" and not isinstance(block.get("text"), str):
+            return "a text block without text"
+    return None
+
+
+def _problem(message: Any) -> str | None:
+    """Why `message` has no known shape, or None."""
+    if not isinstance(message, Mapping):
+        return f"a {type(message).__name__}, not a mapping"
+    role = message.get("role")
+    if not isinstance(role, str) or role not in ROLES:
+        return f"role {shown(str(role), 40)}"
+    content = message.get("content")
+    problem = _blocks_ok(content)
+    if problem:
+        return problem
+    for block in content if isinstance(content, list) else ():
+        if block["type"] == "tool_use" and not (
+            isinstance(block.get("id"), str) and isinstance(block.get("name"), str)
+        ):
+            return "a tool_use block without its id or name"
+        if block["type"] == "tool_result":
+            if not isinstance(block.get("tool_use_id"), str):
+                return "a tool_result block without its tool_use_id"
+            inner = _blocks_ok(block.get("content"))
+            if inner:
+                return f"a tool_result block: {inner}"
+    if role == "tool" and not isinstance(message.get("tool_call_id"), str):
+        return "a tool message without its tool_call_id"
+    calls = message.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            return "tool_calls is not a list"
+        for call in calls:
+            function = call.get("function") if isinstance(call, Mapping) else None
+            if not (
+                isinstance(call, Mapping)
+                and isinstance(call.get("id"), str)
+                and isinstance(function, Mapping)
+                and isinstance(function.get("name"), str)
+            ):
+                return "a tool call without its id or function name"
+    return None
+
+
+def _arguments(raw: Any) -> Mapping[str, Any]:
+    if isinstance(raw, Mapping):
+        return raw
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, Mapping) else {}
+
+
+def scan(messages: Sequence[Any]) -> Scan:
+    """One pass over `messages`: calls by id, results in order, unknown messages."""
+    calls: dict[str, Call] = {}
+    results: list[Result] = []
+    unknown: list[Unknown] = []
+    for index, message in enumerate(messages):
+        problem = _problem(message)
+        if problem:
+            unknown.append(Unknown(index, problem))
+            continue
+        content = message.get("content")
+        for call in message.get("tool_calls") or ():
+            function = call["function"]
+            calls[call["id"]] = Call(
+                index, call["id"], function["name"], _arguments(function.get("arguments"))
+            )
+        if message["role"] == "tool":
+            text = block_text(content)
+            results.append(Result(index, None, message["tool_call_id"], text, False, Shape.OPENAI))
+            continue
+        for number, block in enumerate(content if isinstance(content, list) else ()):
+            if block["type"] == "tool_use":
+                given = block.get("input")
+                calls[block["id"]] = Call(
+                    index, block["id"], block["name"], given if isinstance(given, Mapping) else {}
+                )
+            elif block["type"] == "tool_result":
+                text = block_text(block.get("content"))
+                error = block.get("is_error") is True
+                results.append(
+                    Result(index, number, block["tool_use_id"], text, error, Shape.ANTHROPIC)
+                )
+    return Scan(calls, tuple(results), tuple(unknown))
+
+
+def with_results(
+    messages: Sequence[Any], replaced: Mapping[tuple[int, int | None], Any]
+) -> list[Any]:
+    """A new list where each result at (message, block) has the new content; the messages
+    nothing was replaced in are shared, the others are new dicts (the input is not mutated)."""
+    out = list(messages)
+    by_message: dict[int, dict[int | None, Any]] = {}
+    for (index, block), content in replaced.items():
+        by_message.setdefault(index, {})[block] = content
+    for index, blocks in by_message.items():
+        message = messages[index]
+        if None in blocks:  # an OpenAI tool message
+            out[index] = {**message, "content": blocks[None]}
+            continue
+        content = list(message["content"])
+        for number, new in blocks.items():
+            assert number is not None
+            content[number] = {**content[number], "content": new}
+        out[index] = {**message, "content": content}
+    return out
+
+
+def safe_cuts(messages: Sequence[Any], found: Scan) -> list[bool]:
+    """`cut[i]`: splitting the list before message `i` keeps every tool call with all of its
+    results (a call whose results are missing reaches to the end)."""
+    size = len(messages)
+    last_result: dict[str, int] = {}
+    for result in found.results:
+        last_result[result.id] = max(result.at, last_result.get(result.id, -1))
+    # +1 where an unsafe run (call, last result] starts, -1 after it ends.
+    delta = [0] * (size + 2)
+    for call in found.calls.values():
+        end = last_result.get(call.id, size)
+        if end > call.at:
+            delta[call.at + 1] += 1
+            delta[end + 1] -= 1
+    safe, depth = [], 0
+    for i in range(size + 1):
+        depth += delta[i]
+        safe.append(depth == 0)
+    return safe
+
+
+def head_length(messages: Sequence[Any]) -> int:
+    """How many leading messages are system/developer instructions (kept in place)."""
+    count = 0
+    for message in messages:
+        if not (isinstance(message, Mapping) and message.get("role") in HEAD_ROLES):
+            break
+        count += 1
+    return count
+
+
+def transcript(messages: Iterable[Any]) -> str:
+    """The conversation as text for a summariser: `[role] content` a line each, as the first
+    article's `compress` builds it (content that is not a string as JSON), an OpenAI
+    message's tool calls and a tool message's call id included."""
+    lines = []
+    for message in messages:
+        if not isinstance(message, Mapping):
+            lines.append(f"[unknown] {json.dumps(message, ensure_ascii=False, default=repr)}")
+            continue
+        content = message.get("content")
+        text = content if isinstance(content, str) else dumps(_without_media(content))
+        if message.get("tool_calls"):
+            text += f" tool_calls: {dumps(message['tool_calls'])}"
+        if message.get("role") == "tool":
+            text = f"({message.get('tool_call_id')}) {text}"
+        lines.append(f"[{message.get('role')}] {text}")
+    return "\n".join(lines)
+
+
+def _without_media(content: Any) -> Any:
+    """Content with the data of image and document blocks (base64, at any of the two levels
+    a block list has) left out: a summariser reads text, and a screenshot is megabytes."""
+    if not isinstance(content, list):
+        return content
+    out = []
+    for block in content:
+        if isinstance(block, Mapping) and "source" in block:
+            block = {**block, "source": "[omitted]"}
+        if isinstance(block, Mapping) and isinstance(block.get("content"), list):
+            inner = [
+                {**b, "source": "[omitted]"} if isinstance(b, Mapping) and "source" in b else b
+                for b in block["content"]
+            ]
+            block = {**block, "content": inner}
+        out.append(block)
+    return out
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=repr)

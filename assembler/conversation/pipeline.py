@@ -1,0 +1,331 @@
+"""One object for agent authors: the levels in order before each model call, every action an
+event an agent can print.
+
+    conv = Conversation(assembly, store_dir="run", context_window=200_000, summarize=ask)
+    while True:
+        ready = conv.prepare(messages)        # persist, prune / clear, collapse, compact
+        for event in ready.events:
+            print(event)                      # "[Prune] Tool result truncated: 755 → 236 chars"
+        messages = ready.messages             # keep this list
+        reply = call_model(ready.request)     # send this one (it differs with cache edits)
+        conv.record(reply.usage.input_tokens) # the provider's count, for the next turn's lines
+
+The second article's snip level is left out: it is not publicly specified (the article
+itself only guesses at it: "a light judgement picks low-value message ids"), and a
+reconstruction that drops whole messages by guesswork would be the one level that can lose
+what the user said. Pruning and micro-compaction cover the same ground with known rules.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import ConversationError
+from ..model import TokenCounter
+from ..tokens import estimate_tokens
+from .collapse import STALE, Stage, StageJob, apply_collapse, intact, stage_collapse
+from .compact import (
+    Attachment,
+    AttachmentKind,
+    CompactionResult,
+    Summarize,
+    Trigger,
+    compact,
+    compaction_thresholds,
+)
+from .messages import scan
+from .micro import (
+    CLEARED,
+    COMPACTABLE_TOOLS,
+    CacheEditState,
+    cache_edit_tool_results,
+    clear_old_tool_results,
+)
+from .persist import SHELL_TOOLS, persist_results
+from .prompts import Prompt
+from .prune import prune_tool_results
+
+if TYPE_CHECKING:
+    from ..assembly import Assembly
+
+READ_TOOLS = frozenset({"Read", "read_file"})
+
+
+class Level(Enum):
+    SHAPE = "Shape"  # a message of unknown shape, left as it is
+    PERSIST = "Persist"
+    PRUNE = "Prune"
+    MICRO = "Micro"
+    COLLAPSE = "Collapse"
+    COMPACT = "Compress"  # the first article's word for it
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    level: Level
+    text: str
+
+    def __str__(self) -> str:
+        return f"[{self.level.value}] {self.text}"
+
+
+class Micro(Enum):
+    OFF = "off"
+    TIME = "time"  # clear in place once the cache has expired
+    CACHE = "cache"  # Anthropic cache_reference / cache_edits in the request
+
+
+@dataclass(frozen=True, slots=True)
+class Levels:
+    """Which levels run. Pruning is off by default: it rewrites an old message every turn,
+    which breaks the prompt cache; the first article's demo turns it on."""
+
+    persist: bool = True
+    prune: bool = False
+    micro: Micro = Micro.TIME
+    collapse: bool = True
+    compact: bool = True
+
+
+class Prepared(NamedTuple):
+    messages: list[Any]  # the conversation from now on: keep it
+    request: list[Any]  # what to send (the same list unless cache edits are on)
+    events: tuple[Event, ...]
+    compaction: CompactionResult | None = None
+
+
+class Conversation:
+    """The conversation runtime. `store_dir` receives `tool-results/` and `sessions/`."""
+
+    def __init__(
+        self,
+        assembly: Assembly | None = None,
+        *,
+        store_dir: str | os.PathLike[str],
+        context_window: int = 200_000,
+        summarize: Summarize | None = None,
+        threshold: int | None = None,
+        collapse_at: int | None = None,
+        levels: Levels = Levels(),
+        keep_recent: int = 4,
+        prune_keep: int = 2,
+        clear_keep: int = 2,
+        prompt: Prompt | None = None,
+        summary_role: str = "user",
+        summary_prefix: str = "[Conversation summary]\n",
+        reattach_instructions: bool = True,
+        background: bool = False,
+        compactable: Collection[str] = COMPACTABLE_TOOLS,
+        shell_tools: Collection[str] = SHELL_TOOLS,
+        read_tools: Collection[str] = READ_TOOLS,
+        counter: TokenCounter = estimate_tokens,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        lines = compaction_thresholds(context_window)
+        self.threshold = threshold if threshold is not None else lines.auto_compact
+        # Staging starts at the warning line (80% of the threshold when one is given).
+        default_stage = lines.warning if threshold is None else threshold * 4 // 5
+        self.collapse_at = collapse_at if collapse_at is not None else default_stage
+        self.store_dir = Path(store_dir)
+        self.sessions_dir = self.store_dir / "sessions"
+        self.assembly, self.summarize, self.levels = assembly, summarize, levels
+        self.keep_recent, self.prune_keep, self.clear_keep = keep_recent, prune_keep, clear_keep
+        self.prompt, self.summary_role, self.summary_prefix = prompt, summary_role, summary_prefix
+        self.reattach_instructions, self.background = reattach_instructions, background
+        self.compactable, self.shell_tools = frozenset(compactable), frozenset(shell_tools)
+        self.read_tools = frozenset(read_tools)
+        self.counter, self.clock = counter, clock
+        self.last_prompt_tokens: int | None = None
+        self.last_request_at: float | None = None
+        self.cache_state = CacheEditState()
+        self._stage: Stage | None = None
+        self._job: StageJob | None = None
+        self._order = 0
+        self._files: dict[str, tuple[int, str, str]] = {}  # path: (order, text, call id)
+        self._skills: dict[str, tuple[int, str]] = {}
+        self._seen: set[str] = set()
+        self._reported: set[tuple[int, str]] = set()
+
+    # What the agent tells the runtime.
+    def record(self, prompt_tokens: int | None) -> None:
+        """After each model call: the prompt tokens the provider reported, and the time."""
+        self.last_prompt_tokens = prompt_tokens
+        self.last_request_at = self.clock()
+
+    def invoked_skill(self, name: str, content: str) -> None:
+        """A skill the model invoked: re-attached after each compaction."""
+        self._order += 1
+        self._skills[name] = (self._order, content)
+
+    # The levels.
+    def prepare(self, messages: Sequence[Any]) -> Prepared:
+        """Run the levels on `messages` (never mutated) before a model call."""
+        events: list[Event] = []
+        self._note(messages, events)
+        current = list(messages)
+        if self.levels.persist:
+            saved = persist_results(current, store_dir=self.store_dir, shell_tools=self.shell_tools)
+            current = saved.messages
+            events += [Event(Level.PERSIST, str(a)) for a in saved.actions]
+        if self.levels.prune:
+            pruned = prune_tool_results(current, recent_keep=self.prune_keep)
+            current = pruned.messages
+            events += [Event(Level.PRUNE, str(c)) for c in pruned.cuts]
+        if self.levels.micro is Micro.TIME:
+            cleared = clear_old_tool_results(
+                current,
+                last_request_at=self.last_request_at,
+                now=self.clock(),
+                keep_recent=self.clear_keep,
+                compactable=self.compactable,
+            )
+            current = cleared.messages
+            events += [Event(Level.MICRO, str(c)) for c in cleared.cleared]
+        collapsed = False
+        if self.levels.collapse and self.summarize is not None:
+            current, collapsed = self._collapse(current, events)
+        compaction = None
+        if self.levels.compact and not collapsed and self._reached(self.threshold):
+            compaction = self._compact(current, Trigger.AUTO, events)
+            if compaction is not None:
+                current = compaction.messages
+        request = current
+        if self.levels.micro is Micro.CACHE:
+            edited = cache_edit_tool_results(
+                current, self.cache_state, compactable=self.compactable
+            )
+            self.cache_state, request = edited.state, edited.request
+            if edited.reset:
+                events.append(Event(Level.MICRO, "Earlier cache edits dropped: the list changed"))
+            events += [Event(Level.MICRO, f"Cache edit: delete {i}") for i in edited.deleted]
+        return Prepared(current, request, tuple(events), compaction)
+
+    def compact_now(self, messages: Sequence[Any]) -> Prepared:
+        """A manual compaction (Claude Code's `/compact`), whatever the token count."""
+        events: list[Event] = []
+        self._note(messages, events)
+        result = self._compact(list(messages), Trigger.MANUAL, events)
+        kept = result.messages if result is not None else list(messages)
+        return Prepared(kept, kept, tuple(events), result)
+
+    def _reached(self, line: int) -> bool:
+        return self.last_prompt_tokens is not None and self.last_prompt_tokens >= line
+
+    def _note(self, messages: Sequence[Any], events: list[Event]) -> None:
+        """Report unknown messages (once each) and remember the files the model read, whole,
+        before any level cuts them."""
+        found = scan(messages)
+        for unknown in found.unknown:
+            if (unknown.at, unknown.reason) not in self._reported:
+                self._reported.add((unknown.at, unknown.reason))
+                events.append(Event(Level.SHAPE, str(unknown)))
+        for result in found.results:
+            call = found.calls.get(result.id)
+            if call is None or call.name not in self.read_tools or result.id in self._seen:
+                continue
+            self._seen.add(result.id)
+            path = call.input.get("path", call.input.get("file_path"))
+            if isinstance(path, str) and not result.is_error and result.text != CLEARED:
+                self._order += 1
+                self._files[path] = (self._order, result.text, result.id)
+
+    def _collapse(self, current: list[Any], events: list[Event]) -> tuple[list[Any], bool]:
+        if self._job is not None and self._job.done():
+            job, self._job = self._job, None
+            try:
+                self._stage = job.stage()
+                events.append(Event(Level.COLLAPSE, self._staged(self._stage)))
+            except ConversationError as err:
+                events.append(Event(Level.COLLAPSE, f"Staging failed: {err}"))
+        if self._stage is not None and not intact(current, self._stage):
+            self._stage = None  # the list changed under it: a new one may be staged
+            events.append(Event(Level.COLLAPSE, f"Staged summary discarded: {STALE}"))
+        if self._stage is not None and self._reached(self.threshold):
+            stage, self._stage = self._stage, None
+            try:
+                done = apply_collapse(
+                    current, stage, sessions_dir=self.sessions_dir, summary_role=self.summary_role
+                )
+            except ConversationError as err:
+                events.append(Event(Level.COLLAPSE, f"Not applied: {err}"))
+                return current, False
+            if not done.applied:
+                events.append(Event(Level.COLLAPSE, f"Staged summary discarded: {done.reason}"))
+                return current, False
+            events.append(Event(Level.COLLAPSE, f"Applied: {done.reason}"))
+            self.last_prompt_tokens = None
+            return done.messages, True
+        staging = self._reached(self.collapse_at) and not self._reached(self.threshold)
+        if self._stage is None and self._job is None and staging:  # compaction comes otherwise
+            options: dict[str, Any] = {"summarize": self.summarize, "keep_recent": self.keep_recent}
+            if self.prompt is not None:
+                options["used"] = self.prompt
+            if self.background:
+                self._job = StageJob(current, **options)
+                events.append(Event(Level.COLLAPSE, "Staging a summary in the background"))
+                return current, False
+            try:
+                self._stage = stage_collapse(current, **options)
+                events.append(Event(Level.COLLAPSE, self._staged(self._stage)))
+            except ConversationError as err:
+                events.append(Event(Level.COLLAPSE, f"Not staged: {err}"))
+        return current, False
+
+    @staticmethod
+    def _staged(stage: Stage) -> str:
+        return f"Staged a summary of messages {stage.start}-{stage.end - 1}"
+
+    def _attachments(self) -> list[Attachment]:
+        out = []
+        if self.assembly is not None and self.reattach_instructions:
+            parts = (self.assembly.static_text, self.assembly.dynamic_text)
+            text = "\n\n".join(p for p in parts if p)
+            if text:
+                out.append(Attachment(AttachmentKind.INSTRUCTIONS, "instructions", text))
+        files = AttachmentKind.FILE
+        out += [Attachment(files, p, text, n, i) for p, (n, text, i) in self._files.items()]
+        skills = AttachmentKind.SKILL
+        out += [Attachment(skills, name, text, n) for name, (n, text) in self._skills.items()]
+        return out
+
+    def _compact(
+        self, current: list[Any], trigger: Trigger, events: list[Event]
+    ) -> CompactionResult | None:
+        if self.summarize is None:
+            events.append(Event(Level.COMPACT, "Not compacted: no summariser was given"))
+            return None
+        try:
+            result = compact(
+                current,
+                summarize=self.summarize,
+                sessions_dir=self.sessions_dir,
+                keep_recent=self.keep_recent,
+                used=self.prompt,
+                trigger=trigger,
+                pre_tokens=self.last_prompt_tokens,
+                attachments=self._attachments(),
+                counter=self.counter,
+                summary_role=self.summary_role,
+                summary_prefix=self.summary_prefix,
+            )
+        except ConversationError as err:
+            events.append(Event(Level.COMPACT, f"Not compacted: {err}"))
+            return None
+        events.append(
+            Event(Level.COMPACT, f"Persisting {len(current)} messages to {result.raw_path}")
+        )
+        events.append(
+            Event(Level.COMPACT, f"{result.pre_tokens} → (compressed, awaiting next LLM call)")
+        )
+        if result.dropped_attachments:
+            names = ", ".join(result.dropped_attachments)
+            events.append(Event(Level.COMPACT, f"Attachments over the budget dropped: {names}"))
+        self.last_prompt_tokens = None
+        self._stage = None  # its span is gone
+        return result

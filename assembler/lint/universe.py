@@ -1,0 +1,230 @@
+"""Whole-repository lint discovers a directory's whole context only where a duplicate can be.
+
+CTX502 reports a paragraph of a file that another file loading with it repeats. That needs
+what the client loads at start in the file's directory: one discovery per directory, most of
+the time of a whole-repository run. Yet almost every paragraph is in one file only.
+
+`Universe` indexes every paragraph that any start in the repository can load: the linted
+files (whole-repository lint lists every instruction file an agent reads, git-ignored ones
+too), what their imports reach, and what loads from outside the repository (user, managed,
+memory, approved imports: found by discovering one directory of each kind of start). A file
+whose paragraphs no other file that can load with it holds has no duplicate, and its
+directory is not discovered. The index only ever errs towards discovering: a directory is
+skipped only when no file that could load there holds one of the file's paragraphs.
+
+Two starts are of one kind when the files the client reads at start besides instruction
+files (its settings) are the same files: `kind_of` compares, for every directory from the
+repository down to the start, the non-instruction files the client read in the repository's
+own directory (`.claude/settings.json` and the like for Claude Code). Where the index cannot
+be sure (no git, a walk stopped at its limits, an import leaving the repository that the
+repository's own start does not load, the run's load limits reached), `complete` is False and
+every directory is discovered, as without it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from .. import codes
+from ..discovery.context import Discovery, Run
+from ..discovery.disk import Disk, Observer
+from ..discovery.loader import Loader
+from ..discovery.locations import within
+from ..model import Policy
+from ..tokens import estimate_tokens
+from .files import Machine
+
+# Files the import walk of the index reads at most (each file's imports once).
+MAX_INDEXED_IMPORTS = 10_000
+
+Paragraphs = Callable[[str, str], Sequence[str]]  # (path, content) -> normalised paragraphs
+
+
+class Universe:
+    """The paragraphs every start in one repository can load, and which file holds each."""
+
+    def __init__(
+        self,
+        root: Path,
+        root_discovery: Discovery | None,
+        seen_at_root: Iterable[str],
+        machine: Machine,
+        policy: Policy,
+        reads: Observer,
+        paragraphs: Paragraphs,
+        is_instruction_file: Callable[[Path], bool],
+        real: Callable[[str], str] = os.path.realpath,
+    ) -> None:
+        self.root = root
+        self._root_str = str(root)
+        self._real = real  # `os.path.realpath`, remembered by the caller
+        self.complete = root_discovery is not None
+        self._machine = machine
+        self._paragraphs = paragraphs
+        self._owners: dict[str, set[str]] = {}  # paragraph -> real paths of files holding it
+        self._load_dirs: dict[str, set[str]] = {}  # linted file (real path) -> its load dirs
+        self._anywhere: set[str] = set()  # imported files: they may load from any directory
+        self._kinds: dict[tuple[object, ...], frozenset[str]] = {}  # kind -> outside sources
+        self._signatures: dict[str, tuple[object, ...]] = {}
+        self._aboves: dict[str, tuple[tuple[str, tuple[object, ...]], ...]] = {}
+        ctx = machine.context(root)
+        self._git_root = ctx.git_root if ctx is not None else None
+        if ctx is None or self._git_root is None:
+            self.complete = False
+            return
+        self._loader = Loader(Run(ctx, policy._replace(skills=False), estimate_tokens, Disk(reads)))
+        # What the repository's own start read in its directory that is not an instruction file
+        # (settings): every start is compared on these names, in each directory down to it.
+        self._setting_names = sorted(
+            {
+                os.path.relpath(path, root)
+                for path in map(os.path.normpath, seen_at_root)
+                if within(path, self._root_str)
+                and path != self._root_str
+                and not is_instruction_file(Path(path))
+                and not is_instruction_file(Path(path, "x.md"))  # a rules directory
+            }
+        )
+        assert root_discovery is not None
+        self._root_outside = self.record_kind(root, root_discovery)
+
+    # --- building -------------------------------------------------------------------------
+
+    def add_linted(self, path: Path, load_dir: Path | None) -> None:
+        """A linted file (what it loads, read as discovery reads it, and its import closure)."""
+        if not self.complete:
+            return
+        real = self._real(str(path))
+        if load_dir is not None:
+            self._load_dirs.setdefault(real, set()).add(str(load_dir))
+        parsed = self._loader.read(str(path), "file")
+        if parsed is None:
+            return
+        self._index(real, parsed.stripped)
+        if parsed.imports:
+            self._walk_imports(self._loader.imports_of(parsed, os.path.dirname(real)))
+
+    def _walk_imports(self, first: Sequence[tuple[str, str]]) -> None:
+        """Every file the imports reach, whatever the start (a superset of what any loads)."""
+        stack = [target for _, target in first]
+        while stack and self.complete:
+            target = os.path.normpath(stack.pop())
+            real = self._real(target)
+            if real in self._anywhere:
+                continue
+            if not within(real, self._root_str) and real not in self._root_outside:
+                self.complete = False  # an import out of the repository: settings decide it
+                return
+            if len(self._anywhere) >= MAX_INDEXED_IMPORTS:
+                self.complete = False
+                return
+            self._anywhere.add(real)
+            if not os.path.isfile(real):
+                continue
+            parsed = self._loader.read(target, "import")
+            if parsed is None:
+                continue
+            self._index(real, parsed.stripped)
+            stack += [t for _, t in self._loader.imports_of(parsed, os.path.dirname(real))]
+
+    def finish(self) -> None:
+        """Once every linted file is in: past the run's load limits, nothing is known."""
+        if self.complete and any(d.code == codes.LOAD_LIMIT.code for d in self._loader.diagnostics):
+            self.complete = False
+
+    def record_kind(self, cwd: Path, discovery: Discovery) -> frozenset[str]:
+        """What a start of `cwd`'s kind loads from outside the repository, indexed (the
+        first start of each kind tells)."""
+        if not self.complete:
+            return frozenset()
+        kind = self.kind_of(cwd)
+        found = self._kinds.get(kind)
+        if found is None:
+            outside = set()
+            for source in discovery.sources:
+                real = self._real(source.path) if os.path.isabs(source.path) else None
+                if real is not None and not within(real, self._root_str):
+                    outside.add(real)
+                    self._index(real, source.content)
+            found = self._kinds[kind] = frozenset(outside)
+        return found
+
+    def _index(self, real: str, content: str) -> None:
+        for paragraph in self._paragraphs(real, content):
+            self._owners.setdefault(paragraph, set()).add(real)
+
+    # --- asking ---------------------------------------------------------------------------
+
+    def kind_of(self, cwd: Path) -> tuple[object, ...]:
+        """The settings files of `cwd`, and of each directory above it down from the
+        repository: two starts with the same ones load the same files from outside it."""
+        ctx = self._machine.context(cwd)
+        git_root = ctx.git_root if ctx is not None else None
+        here = str(cwd)
+        return (git_root, self._signature(here), self._above(os.path.dirname(here)))
+
+    def _above(self, directory: str) -> tuple[tuple[str, tuple[object, ...]], ...]:
+        """The settings of `directory` and every one above it in the repository, remembered
+        for each directory (walked up without recursion)."""
+        walked: list[str] = []
+        while directory not in self._aboves and within(directory, self._root_str):
+            walked.append(directory)
+            parent = os.path.dirname(directory)
+            if directory == self._root_str or parent == directory:
+                break
+            directory = parent
+        found = self._aboves.get(directory, ()) if walked[-1:] != [directory] else ()
+        for each in reversed(walked):
+            signature = self._signature(each)
+            found = (*found, (each, signature)) if signature else found
+            self._aboves[each] = found
+        return found
+
+    def _signature(self, directory: str) -> tuple[object, ...]:
+        signature = self._signatures.get(directory)
+        if signature is None:
+            parts: list[object] = []
+            for name in self._setting_names:
+                try:
+                    st = os.stat(os.path.join(directory, name))
+                    parts.append((name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+                except OSError:
+                    pass
+            signature = self._signatures[directory] = tuple(parts)
+        return signature
+
+    def needs_discovery(self, cwd: Path, me: str, paragraphs: Iterable[str]) -> bool:
+        """Whether a file (real path `me`) that loads in `cwd` may have one of `paragraphs`
+        repeated by another file loading with it: only then is `cwd` discovered."""
+        if not self.complete:
+            return True
+        outside = self._kinds.get(self.kind_of(cwd))
+        if outside is None:
+            return True  # the first start of its kind: discovered, and recorded
+        here = str(cwd)
+        for paragraph in paragraphs:
+            for owner in self._owners.get(paragraph, ()):
+                if owner == me:
+                    continue
+                if owner in outside or owner in self._anywhere:
+                    return True
+                if any(within(here, d) for d in self._load_dirs.get(owner, ())):
+                    return True
+        return False
+
+    def check(self, discovery: Discovery) -> None:
+        """A discovery's files in the repository must be ones the index knows; if one is not,
+        stop trusting the index (defence in depth: the guards above should make it so)."""
+        if not self.complete:
+            return
+        for source in discovery.sources:
+            if not os.path.isabs(source.path):
+                continue
+            real = self._real(source.path)
+            if within(real, self._root_str) and not (
+                real in self._load_dirs or real in self._anywhere
+            ):
+                self.complete = False
+                return
