@@ -110,11 +110,23 @@ def _levels(
     return levels
 
 
-# Git-ignored files an agent reads all the same (`CLAUDE.local.md` is ignored by design), and
+# Git-ignored files an agent reads all the same (`CLAUDE.local.md` is ignored by design; the
+# agents read `CLAUDE.md`, `AGENTS.md` and `GEMINI.md` by name, ignored or not), and
 # `.claude/CLAUDE.local.md`, which it never reads (CTX401): whole-repository lint checks them.
-_READ_WHEN_IGNORED = (":(glob)**/CLAUDE.local.md", ":(glob)**/.claude/**")
+_READ_WHEN_IGNORED = (
+    ":(glob)**/CLAUDE.local.md",
+    ":(glob)**/CLAUDE.md",
+    ":(glob)**/AGENTS.md",
+    ":(glob)**/AGENTS.override.md",
+    ":(glob)**/GEMINI.md",
+    ":(glob)**/.claude/**",
+)
+# Not in vendored or built trees (`.venv/.../AGENTS.md` is a package's, not the project's).
 _IGNORED_BUT_READ = re.compile(
-    r"^(?!.*(?:^|/)(?:node_modules|\.claude/worktrees)/)(?:[^/]+/)*?(?:CLAUDE\.local\.md|\.claude/(?:CLAUDE\.md|CLAUDE\.local\.md|rules/.+\.md))$"
+    r"^(?!.*(?:^|/)(?:node_modules|\.venv|venv|__pycache__|\.tox|dist|build|\.claude/worktrees)/)"
+    r"(?:[^/]+/)*?"
+    r"(?:CLAUDE\.local\.md|CLAUDE\.md|AGENTS(?:\.override)?\.md|GEMINI\.md"
+    r"|\.claude/(?:CLAUDE\.md|CLAUDE\.local\.md|rules/.+\.md))$"
 )
 
 

@@ -852,3 +852,26 @@ def test_whole_repository_lint_checks_the_repository_auto_memory(tmp_path: Path)
     assert text.returncode == 1
     assert text.stderr.endswith(f"in 2 files checked; with the repository's auto memory: {shown}\n")
     assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)
+
+
+def test_whole_repository_lint_checks_ignored_files_agents_read_by_name(tmp_path: Path) -> None:
+    """A git-ignored CLAUDE.md (or AGENTS.md) still loads, read by name: whole-repository lint
+    checks it and says it is ignored; not in vendored trees (`.venv/`, `build/`)."""
+    secret = "token: ghp_" + "a1B2c3D4e5" * 4 + "\n"
+    make(
+        tmp_path,
+        {
+            "repo/.gitignore": "generated/\n.venv/\nbuild/\n",
+            "repo/CLAUDE.md": "shared\n",
+            "repo/generated/CLAUDE.md": secret,
+            "repo/generated/AGENTS.md": "agents\n",
+            "repo/.venv/lib/pkg/AGENTS.md": secret,
+            "repo/build/CLAUDE.md": secret,
+        },
+    )
+    _git(tmp_path / "repo", "add", "-A")
+    result = lint([], base=tmp_path / "repo", **machine(tmp_path))
+    assert [(f.path, f.code) for f in result.findings if f.code == "CTX501"] == [
+        ("generated/CLAUDE.md", "CTX501")
+    ]
+    assert result.ignored == ("generated/AGENTS.md", "generated/CLAUDE.md")
