@@ -616,7 +616,7 @@ def _explain_command() -> click.Command:
         options = discovery.options()
         if client is not None:
             from .clients import registry
-            from .live.side_by_side import agent_policy
+            from .policy import agent_policy
 
             options["policy"] = agent_policy(registry.get(client))
         result = run_explain(path, **options)

@@ -20,6 +20,7 @@ from typing import Any
 
 from . import resources
 from .clients import registry
+from .clients.base import Client, default_policy
 from .discovery.disk import Disk
 from .discovery.locations import within
 from .discovery.reader import ReadStatus
@@ -439,3 +440,19 @@ def resolve_policy(
     origin = f"{path} [tool.ctxasm]" if path.name == "pyproject.toml" else str(path)
     doc = {"extends": DEFAULT_POLICY, **doc}
     return _build(_load_document(doc, origin, path.parent, (), disk, project_root), origin)
+
+
+def agent_policy(client: Client) -> Policy:
+    """The policy `client` runs with when only the client is named (`explain --client`,
+    `--policy all`, lint asking a client that loads a file what it says of it)."""
+    spec = default_policy(client)
+    try:
+        policy = load_policy(spec)
+    except PolicyError as err:
+        raise PolicyError(f"client {client.name}: {err}") from None
+    if policy.client != client.name:
+        raise PolicyError(
+            f"client {client.name}: its policy {policy.name} runs client {policy.client}; "
+            "fix the client's default_policy"
+        )
+    return policy

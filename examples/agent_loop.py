@@ -122,16 +122,19 @@ def run(client: anthropic.Anthropic, ctx: Assembly, prompt: str, model: str, max
     return "(stopped after the last allowed turn)"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options both examples take besides their prompts: where the agent starts, the model
+    and server, and the machine the instruction context is assembled on."""
     parser.add_argument("path", nargs="?", default=".", help="the agent's working directory")
-    parser.add_argument("--prompt", required=True)
     parser.add_argument("--model", default="claude-sonnet-4-6")
     parser.add_argument("--base-url", default=os.environ.get("ANTHROPIC_BASE_URL"))
     parser.add_argument("--max-turns", type=int, default=8)
     parser.add_argument("--home", type=Path, help="home directory to use instead of ~")
     parser.add_argument("--managed-dir", type=Path, help="managed policy directory")
-    args = parser.parse_args(argv)
+
+
+def context_and_client(args: argparse.Namespace) -> tuple[Assembly, anthropic.Anthropic]:
+    """The instruction context of `args.path`, and the SDK client for `args.base_url`."""
     ctx = assemble(
         args.path,
         home=args.home or Path.home(),
@@ -143,6 +146,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A local server needs no key; Anthropic's API reads ANTHROPIC_API_KEY.
         api_key=os.environ.get("ANTHROPIC_API_KEY") or "no-key-for-a-local-server",
     )
+    return ctx, client
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--prompt", required=True)
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    ctx, client = context_and_client(args)
     print(run(client, ctx, args.prompt, args.model, args.max_turns))
     return 0
 

@@ -18,7 +18,6 @@ the request shape (against a local server) and is off by default.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -27,11 +26,16 @@ from typing import Any
 
 import anthropic
 
-from assembler import Assembly, assemble
+from assembler import Assembly
 from assembler.conversation import Conversation, Levels, Micro, split_system
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agent_loop import TOOLS, assistant_blocks  # the other example, beside this one
+from agent_loop import (  # the other example, beside this one
+    TOOLS,
+    add_arguments,
+    assistant_blocks,
+    context_and_client,
+)
 
 MAX_READ_BYTES = 1 << 20  # the runtime persists what is over 50,000 characters
 
@@ -114,28 +118,14 @@ def run(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("path", nargs="?", default=".", help="the agent's working directory")
     parser.add_argument("--prompt", action="append", required=True, help="a user turn (repeat)")
-    parser.add_argument("--model", default="claude-sonnet-4-6")
-    parser.add_argument("--base-url", default=os.environ.get("ANTHROPIC_BASE_URL"))
-    parser.add_argument("--max-turns", type=int, default=8)
+    add_arguments(parser)
     parser.add_argument("--context-window", type=int, default=200_000)
     parser.add_argument("--threshold", type=int, help="compact at this many prompt tokens")
     parser.add_argument("--cache-edits", action="store_true", help="cache-preserving clearing")
     parser.add_argument("--store-dir", type=Path, help="tool-results/ and sessions/ (a temp dir)")
-    parser.add_argument("--home", type=Path, help="home directory to use instead of ~")
-    parser.add_argument("--managed-dir", type=Path, help="managed policy directory")
     args = parser.parse_args(argv)
-    ctx = assemble(
-        args.path,
-        home=args.home or Path.home(),
-        managed_dir=args.managed_dir,
-        environ=dict(os.environ),
-    )
-    client = anthropic.Anthropic(
-        base_url=args.base_url,
-        api_key=os.environ.get("ANTHROPIC_API_KEY") or "no-key-for-a-local-server",
-    )
+    ctx, client = context_and_client(args)
     conv = Conversation(
         ctx,
         store_dir=args.store_dir or Path(tempfile.mkdtemp(prefix="ctxasm-conversation-")),

@@ -159,15 +159,19 @@ class ContextChecker:
         return out
 
     def _client_discovery(self, client: Client, cwd: Path) -> Discovery | None:
-        """`discovery(cwd)` for any client, with that client's built-in policy when there is one."""
+        """`discovery(cwd)` for any client, with the policy it runs with when only it is named
+        (`policy.agent_policy`), or the run's when it has none."""
         if client is self.client:
             return self.discovery(cwd)
         key = (client.name, cwd)
         if key not in self._other_discoveries:
-            from ..policy import builtin_names, load_policy
+            from ..errors import PolicyError
+            from ..policy import agent_policy
 
-            own = load_policy(client.name) if client.name in builtin_names() else None
-            policy = own._replace(skills=False) if own is not None else None
+            try:
+                policy: Policy | None = agent_policy(client)._replace(skills=False)
+            except PolicyError:
+                policy = None  # a client without a usable policy of its own: the run's
             self._other_discoveries[key] = self._discover(cwd, None, client, policy)
         return self._other_discoveries[key]
 

@@ -31,11 +31,11 @@ from typing import NamedTuple, Unpack
 
 from ..budget import BUDGET_MARKER
 from ..clients import registry
-from ..clients.base import Client, default_policy, is_repository_agent
+from ..clients.base import Client, is_repository_agent
 from ..discovery.disk import Disk
-from ..errors import PolicyError, RequestError
+from ..errors import RequestError
 from ..model import Diagnostic, Policy, Source, TokenCounter
-from ..policy import load_policy
+from ..policy import agent_policy
 from ..request import Options, PathLike, Request
 from .explain import Explanation, Row, Skip, Status, explain
 
@@ -131,21 +131,6 @@ class SideBySide(NamedTuple):
 def agents() -> tuple[Client, ...]:
     """The registered clients that are coding agents of a repository, in registry order."""
     return tuple(c for c in registry.clients() if is_repository_agent(c))
-
-
-def agent_policy(client: Client) -> Policy:
-    """The policy `client` runs with when only the client is named."""
-    spec = default_policy(client)
-    try:
-        policy = load_policy(spec)
-    except PolicyError as err:
-        raise PolicyError(f"client {client.name}: {err}") from None
-    if policy.client != client.name:
-        raise PolicyError(
-            f"client {client.name}: its policy {policy.name} runs client {policy.client}; "
-            "fix the client's default_policy"
-        )
-    return policy
 
 
 def side_by_side(

@@ -33,9 +33,10 @@ from assembler.clients.base import FileRole, FormatContext, default_policy
 from assembler.discovery.context import Discovery, Run, ancestors
 from assembler.discovery.loader import Loader
 from assembler.live.explain import Skip
-from assembler.live.side_by_side import SideBySide, agent_policy, agents, side_by_side
+from assembler.live.side_by_side import SideBySide, agents, side_by_side
 from assembler.live.side_by_side_view import cell_words, json_text, show
 from assembler.model import Layer, Reason, Source, Why
+from assembler.policy import agent_policy
 from assembler.tokens import text_stats
 from tests.helpers.trees import FIXTURES, ROOT, Link, build, git_init, machine
 
