@@ -36,7 +36,7 @@ from .harness import WORK
 SEED = 1729
 N_DIRS = 10_000
 N_FILES = 1_000
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 MAX_IMPORT_DEPTH = 4  # SPEC 4: the root file is depth 0; depth 5 and beyond is refused
 # The deep chain; deep_cwd is CHAIN[:CWD_DEPTH], the two levels below it are for touches.
 CHAIN = (
@@ -504,7 +504,10 @@ def _write(layout: Layout, root: Path) -> None:
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(spec.text, encoding="utf-8")
+    # A git repository as a team keeps one: local files ignored, everything else tracked.
+    (root / "repo" / ".gitignore").write_text("CLAUDE.local.md\n", encoding="utf-8")
     subprocess.run(["git", "init", "-q", str(root / "repo")], check=True)
+    subprocess.run(["git", "-C", str(root / "repo"), "add", "-A"], check=True)
 
 
 def _write_machine_files(root: Path) -> None:

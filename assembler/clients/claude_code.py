@@ -12,13 +12,13 @@ message, byte for byte.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import codes
 from ..discovery.context import Context, Discovery, Run, ancestors
-from ..discovery.loader import Loaded, Loader, text_source
+from ..discovery.loader import Loaded, Loader, LoaderState, text_source
 from ..discovery.locations import is_within
 from ..discovery.rules import RuleSet, load_rules
 from ..discovery.settings import (
@@ -75,11 +75,7 @@ class ClaudeCode:
             )
         for path, problem in setup.settings.problems:
             loader.note(codes.SETTINGS_INVALID, path, problem)
-        out = [
-            *_managed(run, setup, loader),
-            *_user(setup, loader),
-            *_ancestor_files(run.context, setup, loader),
-        ]
+        out = _start_and_ancestors(run, setup, loader)
         memory = _auto_memory(run.context, setup, loader)
         if memory is not None:
             out.append(memory)
@@ -153,22 +149,79 @@ def _user(setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
     return out + load_rules(loader, rules, conditional=False)
 
 
-def _ancestor_files(ctx: Context, setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
-    """Every directory from the root down to cwd: CLAUDE.md, .claude/CLAUDE.md, rules, local."""
+def _start_and_ancestors(run: Run, setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
+    """The managed and user layers, then every directory from the root down to cwd; when the
+    run shares `prefixes`, resumed from the deepest directory above whose state holds for
+    this cwd (`discovery.prefixes`), and each level kept for the next discovery."""
+    ctx = run.context
+    prefixes = run.prefixes
+    chain = ancestors(ctx.cwd)
+    skip = _nested_worktree_skip(ctx)
+    if prefixes is None or not prefixes.serves((run.policy, ctx.environ, run.counter)):
+        out = [*_managed(run, setup, loader), *_user(setup, loader)]
+        for directory in chain:
+            out += _directory_files(ctx, setup, loader, directory, skip)
+        return out
+    key = (ctx.home, ctx.managed_dir, ctx.git_root, ctx.canonical_root, ctx.project_root, setup)
+    cwd = str(ctx.cwd)
+    levels = ["", *chain]
+    at, level = prefixes.resume(key, levels, lambda target: is_within(target, cwd))
+    if level is None:
+        out = [*_managed(run, setup, loader), *_user(setup, loader)]
+        state = _Prefix(loader.snapshot(), tuple(out))
+        level = prefixes.store(key, None, state, loader.decisions, "", 0)
+        at = 0
+    else:
+        loader.restore(level.state.loader)
+        out = list(level.state.out)
+        if level.directory == cwd:  # kept as an ancestor's: here it is cwd's own
+            out[level.first_item :] = _with_reason(out[level.first_item :], _ANCESTOR, _IN_CWD)
+    for directory in levels[at + 1 :]:
+        decided, first = len(loader.decisions), len(out)
+        out += _directory_files(ctx, setup, loader, directory, skip)
+        kept = (*out[:first], *_with_reason(out[first:], _IN_CWD, _ANCESTOR))
+        state = _Prefix(loader.snapshot(), kept)
+        level = prefixes.store(key, level, state, loader.decisions[decided:], directory, first)
+    return out
+
+
+class _Prefix(NamedTuple):
+    """A level of `Prefixes`: the loader's state and what was loaded, in order."""
+
+    loader: LoaderState
+    out: tuple[Loaded, ...]
+
+
+def _with_reason(items: Sequence[Loaded], old: Reason, new: Reason) -> list[Loaded]:
+    """`items` with the reason `old` (a directory's own files) replaced by `new`."""
+    return [
+        item._replace(source=item.source._replace(reason=new))
+        if item.source.reason == old
+        else item
+        for item in items
+    ]
+
+
+def _directory_files(
+    ctx: Context,
+    setup: ClaudeSetup,
+    loader: Loader,
+    directory: str,
+    skip_checked_in: Callable[[str], bool],
+) -> list[Loaded]:
+    """One directory's CLAUDE.md, .claude/CLAUDE.md, unconditional rules and CLAUDE.local.md
+    (the checked-in ones skipped in a main repository above a nested worktree)."""
     out: list[Loaded] = []
     approved = setup.include_external
-    skip_checked_in = _nested_worktree_skip(ctx)
-    cwd = str(ctx.cwd)
+    reason = _IN_CWD if directory == str(ctx.cwd) else _ANCESTOR
     join = os.path.join
-    for directory in ancestors(ctx.cwd):
-        reason = _IN_CWD if directory == cwd else _ANCESTOR
-        if not skip_checked_in(directory):
-            out += loader.load(join(directory, "CLAUDE.md"), Layer.PROJECT, reason, approved)
-            dot_claude = join(directory, ".claude")
-            out += loader.load(join(dot_claude, "CLAUDE.md"), Layer.PROJECT, reason, approved)
-            rules = RuleSet(join(dot_claude, "rules"), Layer.PROJECT, directory, approved)
-            out += load_rules(loader, rules, conditional=False)
-        out += loader.load(join(directory, "CLAUDE.local.md"), Layer.LOCAL, reason, approved)
+    if not skip_checked_in(directory):
+        out += loader.load(join(directory, "CLAUDE.md"), Layer.PROJECT, reason, approved)
+        dot_claude = join(directory, ".claude")
+        out += loader.load(join(dot_claude, "CLAUDE.md"), Layer.PROJECT, reason, approved)
+        rules = RuleSet(join(dot_claude, "rules"), Layer.PROJECT, directory, approved)
+        out += load_rules(loader, rules, conditional=False)
+    out += loader.load(join(directory, "CLAUDE.local.md"), Layer.LOCAL, reason, approved)
     return out
 
 

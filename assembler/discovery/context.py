@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import DiscoveryError
 from ..model import Diagnostic, Policy, Skill, Source, TokenCounter
 from .disk import Disk
 from .locations import canonical_git_root, display_path, find_git_root
+from .prefixes import Prefixes
 
 
 class Context(NamedTuple):
@@ -40,6 +41,9 @@ class Run(NamedTuple):
     policy: Policy
     counter: TokenCounter
     disk: Disk
+    # Shared by the discoveries of one run over many directories (lint): a client may resume
+    # from what it loaded for a directory above (`discovery.prefixes`); None: not shared.
+    prefixes: Prefixes[Any] | None = None
 
 
 class LoadNote(NamedTuple):

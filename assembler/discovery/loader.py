@@ -84,6 +84,16 @@ class FileRead(NamedTuple):
     notes: tuple[tuple[Code, str], ...] = ()
 
 
+class LoaderState(NamedTuple):
+    """A `Loader`'s state between two files (`Loader.snapshot`)."""
+
+    processed: frozenset[str]
+    diagnostics: tuple[Diagnostic, ...]
+    deferred: tuple[Loaded, ...]
+    text_left: int
+    imports_left: int
+
+
 _MISSING = Resolved("", False, False)
 
 # Which catalogue code a file that cannot be loaded gets (lint uses the same table).
@@ -133,6 +143,7 @@ class Loader:
         "_text_left",
         "counter",
         "ctx",
+        "decisions",
         "deferred",
         "diagnostics",
         "disk",
@@ -159,6 +170,9 @@ class Loader:
         self.processed: set[str] = set()
         self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
         self.deferred: list[Loaded] = []
+        # Each import admitted or dropped by whether it is inside cwd: (target, inside), None
+        # when only a case-insensitive comparison put it inside (`discovery.prefixes`).
+        self.decisions: list[tuple[str, bool | None]] = []
         self._exclude = exclude
         # cwd is a real path (`build_context`), so cwd and its ancestors are their own.
         self._real_dirs = RealDirs((str(ctx.cwd), *map(str, ctx.cwd.parents)))
@@ -235,6 +249,25 @@ class Loader:
         """Tell the observer that `path` is about to be considered as a source."""
         if self.observer is not None:
             self.observer.candidate(path, layer, reason)
+
+    def snapshot(self) -> LoaderState:
+        """What this run has loaded and decided so far, to resume another run from
+        (`discovery.prefixes`); the caches are not part of it."""
+        return LoaderState(
+            frozenset(self.processed),
+            tuple(self.diagnostics),
+            tuple(self.deferred),
+            self._text_left,
+            self._imports_left,
+        )
+
+    def restore(self, state: LoaderState) -> None:
+        """Continue from `state`, as if this run had loaded and decided what it holds."""
+        self.processed = set(state.processed)
+        self.diagnostics[:] = state.diagnostics
+        self.deferred = list(state.deferred)
+        self._text_left = state.text_left
+        self._imports_left = state.imports_left
 
     # --- one file -------------------------------------------------------------------------
 
@@ -524,6 +557,10 @@ class Loader:
                 depth=depth,
             )
             inside = is_within(target, self._cwd)
+            if inside and not within(os.path.normpath(target), self._cwd):
+                self.decisions.append((target, None))  # inside only when case is ignored
+            elif not include_external:
+                self.decisions.append((target, inside))
             if not include_external and not inside:
                 self.trace(target, layer, child)
                 self.note(

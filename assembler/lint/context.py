@@ -8,13 +8,14 @@ across all of them (`_SharedReads`).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import os
 import re
 import time
 from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import codes
 from ..clients import registry
@@ -23,6 +24,7 @@ from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
 from ..discovery.locations import is_within
+from ..discovery.prefixes import Prefixes
 from ..model import Layer, Policy
 from ..parsing.imports import iter_imports
 from ..parsing.parse import CLIENT, parse
@@ -74,9 +76,12 @@ class ContextChecker:
         self._other_discoveries: dict[tuple[str, Path], Discovery | None] = {}
         self._reads: _SharedReads | None = None
         self._realpaths: dict[str, str] = {}
+        self._links: dict[str, bool] = {}
         self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
         self._loaded_in: dict[Path, frozenset[str]] = {}
         self._universe: Universe | None = None
+        self._start_dirs: dict[GitRepo, StartDirs] = {}
+        self._prefixes: Prefixes[Any] = Prefixes()  # the discoveries down the tree share work
 
     def index_repository(self, root: Path, paths: Sequence[Path], complete: bool) -> None:
         """Whole-repository lint: index what every start can load (`Universe`), so that only
@@ -104,7 +109,7 @@ class ContextChecker:
         """What loads at start in `cwd` (no budget, no rendering: cheaper than an assembly);
         None when no agent can start there."""
         if cwd not in self._discoveries:
-            found = self._discover(cwd, self.shared_reads() if self._discoveries else None)
+            found = self._discover(cwd, self.shared_reads(), prefixes=self._prefixes)
             self._discoveries[cwd] = found
             universe = self._universe
             if found is not None and universe is not None and universe.complete:
@@ -118,8 +123,11 @@ class ContextChecker:
         observer: Observer | None,
         client: Client | None = None,
         policy: Policy | None = None,
+        *,
+        prefixes: Prefixes[Any] | None = None,
     ) -> Discovery | None:
-        """What `client` (the policy's) loads at start in `cwd` with `policy` (the run's)."""
+        """What `client` (the policy's) loads at start in `cwd` with `policy` (the run's);
+        `prefixes`: shared with the other discoveries of the run (only with quiet reads)."""
         from ..errors import AssemblerError
 
         ctx = self.machine.context(cwd)
@@ -127,7 +135,13 @@ class ContextChecker:
             return None
         try:
             return (client or self.client).discover(
-                Run(ctx, policy or self._discovery_policy, estimate_tokens, Disk(observer))
+                Run(
+                    ctx,
+                    policy or self._discovery_policy,
+                    estimate_tokens,
+                    Disk(observer),
+                    prefixes,
+                )
             )
         except AssemblerError:
             return None
@@ -215,6 +229,12 @@ class ContextChecker:
             found = self._paragraph_cache[key] = tuple(p for _, p in _paragraphs(content))
         return found
 
+    def _is_link(self, path: str) -> bool:
+        found = self._links.get(path)
+        if found is None:
+            found = self._links[path] = os.path.islink(path)
+        return found
+
     def _loaded(self, cwd: Path) -> frozenset[str]:
         """The files that load at start in `cwd`: their paths, and the real paths of links."""
         found = self._loaded_in.get(cwd)
@@ -224,7 +244,7 @@ class ContextChecker:
                 {s.path for s in discovery.sources if os.path.isabs(s.path)} if discovery else set()
             )
             found = self._loaded_in[cwd] = frozenset(
-                paths | {self._real(p) for p in paths if os.path.islink(p)}
+                paths | {self._real(p) for p in paths if self._is_link(p)}
             )
         return found
 
@@ -232,20 +252,22 @@ class ContextChecker:
         """Paragraphs of this file that another file loading with it already says."""
         if not self.applies(info):
             return []
-        if self._universe is not None and not self._universe.needs_discovery(
-            info.load_dir, self._real(str(info.path)), (p for _, p in _paragraphs(body))
-        ):
-            return []  # no file that can load with it holds one of its paragraphs
-        discovery = self.discovery(info.load_dir)
-        if discovery is None:
-            return []
         me = self._real(str(info.path))
-        others: dict[str, str] = {}
-        for source in discovery.sources:
-            if self._real(source.path) == me:
-                continue
-            for paragraph in self._paragraphs_of(source.path, source.content):
-                others.setdefault(paragraph, source.display)
+        others = (
+            self._universe.outside_duplicates(info.load_dir, me, (p for _, p in _paragraphs(body)))
+            if self._universe is not None
+            else None
+        )
+        if others is None:  # the index cannot tell: what loads there, in order
+            discovery = self.discovery(info.load_dir)
+            if discovery is None:
+                return []
+            others = {}
+            for source in discovery.sources:
+                if self._real(source.path) == me:
+                    continue
+                for paragraph in self._paragraphs_of(source.path, source.content):
+                    others.setdefault(paragraph, source.display)
         out = []
         base = len(lines.text) - len(body)
         for offset, paragraph in _paragraphs(body):
@@ -282,7 +304,10 @@ class ContextChecker:
         # Cheapest questions first: git and discovery only when something could be dropped.
         if not imports:
             return []
-        deeper = instruction_dirs_below(repo, info.load_dir, self.client)
+        index = self._start_dirs.get(repo)
+        if index is None:
+            index = self._start_dirs[repo] = StartDirs(repo, self.client)
+        deeper = index.below(info.load_dir)
         me = {str(info.path), self._real(str(info.path))}
         positions = Positions(lines)
         out = []
@@ -377,22 +402,21 @@ def _load_dir(client: Client, path: Path) -> Path | None:
     return role.load_dir if role is not None else None
 
 
-def instruction_dirs_below(repo: GitRepo, directory: Path, client: Client) -> list[Path]:
-    """Directories strictly below `directory` that hold their own tracked instruction files."""
-    base = repo.relative(directory)
-    if base is None:
-        return []
-    prefix = "" if base in ("", ".") else base + "/"
-    found: set[Path] = set()
-    for rel in repo.tracked():
-        if not rel.startswith(prefix):
-            continue
-        role = client.classify(repo.root / rel)
-        if (
-            role is not None
-            and role.kind in LOADS_AT_START
-            and role.load_dir != directory
-            and role.load_dir.is_relative_to(directory)
-        ):
-            found.add(role.load_dir)
-    return sorted(found)
+class StartDirs:
+    """The directories holding a client's tracked instruction files that load at start, of one
+    repository, found once (every tracked path classified once) and asked by subtree."""
+
+    def __init__(self, repo: GitRepo, client: Client) -> None:
+        found: set[str] = set()
+        for rel in repo.tracked():
+            role = client.classify(repo.root / rel)
+            if role is not None and role.kind in LOADS_AT_START:
+                found.add(str(role.load_dir))
+        self._dirs = sorted(found)  # a subtree's directories are one run of this list
+
+    def below(self, directory: Path) -> list[Path]:
+        """Those strictly below `directory`, in path order."""
+        prefix = str(directory).rstrip(os.sep) + os.sep
+        start = bisect.bisect_left(self._dirs, prefix)
+        found = itertools.takewhile(lambda d: d.startswith(prefix), self._dirs[start:])
+        return sorted(map(Path, found))

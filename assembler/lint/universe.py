@@ -67,6 +67,7 @@ class Universe:
         self._load_dirs: dict[str, set[str]] = {}  # linted file (real path) -> its load dirs
         self._anywhere: set[str] = set()  # imported files: they may load from any directory
         self._kinds: dict[tuple[object, ...], frozenset[str]] = {}  # kind -> outside sources
+        self._first_outside: dict[tuple[object, ...], dict[str, str]] = {}
         self._signatures: dict[str, tuple[object, ...]] = {}
         self._aboves: dict[str, tuple[tuple[str, tuple[object, ...]], ...]] = {}
         ctx = machine.context(root)
@@ -143,12 +144,16 @@ class Universe:
         found = self._kinds.get(kind)
         if found is None:
             outside = set()
+            first: dict[str, str] = {}  # paragraph -> the first outside source saying it
             for source in discovery.sources:
                 real = self._real(source.path) if os.path.isabs(source.path) else None
                 if real is not None and not within(real, self._root_str):
                     outside.add(real)
                     self._index(real, source.content)
+                    for paragraph in self._paragraphs(source.path, source.content):
+                        first.setdefault(paragraph, source.display)
             found = self._kinds[kind] = frozenset(outside)
+            self._first_outside[kind] = first
         return found
 
     def _index(self, real: str, content: str) -> None:
@@ -195,24 +200,34 @@ class Universe:
             signature = self._signatures[directory] = tuple(parts)
         return signature
 
-    def needs_discovery(self, cwd: Path, me: str, paragraphs: Iterable[str]) -> bool:
-        """Whether a file (real path `me`) that loads in `cwd` may have one of `paragraphs`
-        repeated by another file loading with it: only then is `cwd` discovered."""
+    def outside_duplicates(
+        self, cwd: Path, me: str, paragraphs: Iterable[str]
+    ) -> dict[str, str] | None:
+        """Which of `paragraphs` of a file (real path `me`) that loads in `cwd` another file
+        loading with it repeats, each with the file that says it first, when the index can
+        tell: {} when no file that can load there holds one, those of files from outside the
+        repository when only they do (every start of `cwd`'s kind loads them, in one order);
+        None when `cwd` must be discovered to know."""
         if not self.complete:
-            return True
-        outside = self._kinds.get(self.kind_of(cwd))
+            return None
+        kind = self.kind_of(cwd)
+        outside = self._kinds.get(kind)
         if outside is None:
-            return True  # the first start of its kind: discovered, and recorded
+            return None  # the first start of its kind: discovered, and recorded
+        first = self._first_outside[kind]
         here = str(cwd)
+        found: dict[str, str] = {}
         for paragraph in paragraphs:
             for owner in self._owners.get(paragraph, ()):
                 if owner == me:
                     continue
-                if owner in outside or owner in self._anywhere:
-                    return True
-                if any(within(here, d) for d in self._load_dirs.get(owner, ())):
-                    return True
-        return False
+                if owner in self._anywhere:
+                    return None
+                if owner in outside:
+                    found[paragraph] = first[paragraph]
+                elif any(within(here, d) for d in self._load_dirs.get(owner, ())):
+                    return None
+        return found
 
     def check(self, discovery: Discovery) -> None:
         """A discovery's files in the repository must be ones the index knows; if one is not,

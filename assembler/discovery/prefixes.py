@@ -1,0 +1,113 @@
+"""Discoveries of many directories of one tree, sharing the walk down to them.
+
+Claude Code's start-up discovery is a fold: the managed and user layers, then each directory
+from the filesystem root down to cwd, each adding its files (and what they import) to what
+the directories above it loaded. A lint of a whole repository discovers hundreds of
+directories, and each discovery repeated its parents' work (a directory eight levels down
+loaded the same root files as every other).
+
+`Prefixes` keeps, for one run of many discoveries, the loader's state after each level (the
+start, then each directory), and a discovery resumes from the deepest level it can. A level
+is reused only when everything decided on the way to it is decided the same way for the new
+cwd. One thing in that fold depends on cwd: whether an `@import` is inside it (dropped
+outside it unless external imports are approved). The loader records each such decision
+(`Loader.decisions`); a level is valid for a cwd when each target recorded up to it is inside
+that cwd exactly when it was inside the cwd that computed it. A decision the loader cannot
+record as a plain yes or no (an import inside cwd only when case is ignored) is never reused.
+
+What else a level depends on is its key: the machine (home, managed directory, git and
+project roots), the settings the client read (`ClaudeSetup`) and the policy. One `Prefixes`
+serves one lint run: the policy, the environment and the token counter of its first
+discovery are taken as the run's, and a discovery with others does not use it. Reusing a
+level skips the observer's events for what it loaded: only runs whose observer records
+nothing use it (lint's shared reads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, NamedTuple, TypeVar
+
+S = TypeVar("S")
+
+# Levels one `Prefixes` keeps at most (a directory and the kind of start that walked it):
+# a tree of a million directories stops storing, it does not grow without bound.
+MAX_LEVELS = 50_000
+
+# (target, inside cwd) of one import decided by containment; None: not reusable.
+Decision = tuple[str, bool | None]
+
+
+class Level(NamedTuple, Generic[S]):
+    """What a discovery had after one level: its state (opaque here), the decisions made at
+    this level alone, and where this level's own items start in the state's output."""
+
+    state: S
+    decisions: tuple[Decision, ...]
+    directory: str  # "" for the start (the managed and user layers)
+    first_item: int
+    ident: int  # its number in its `Prefixes`: a level is resumed only from its own parent
+
+
+class Prefixes(Generic[S]):
+    """Levels of discoveries, each under its parent level; see the module docstring.
+
+    A level's state was built from its parent's, so a level is looked up under the level it
+    was built on, never under another run's level of the same directory. Cwds that decide a
+    directory's imports differently store variants of that level side by side; at most one
+    of them holds for a given cwd (they differ in the answer to some decision)."""
+
+    def __init__(self) -> None:
+        self._children: dict[tuple[Hashable, int, str], list[Level[S]]] = {}
+        self._stored = 0
+        self._next = 0
+        self._owner: tuple[object, ...] | None = None
+
+    def serves(self, owner: tuple[object, ...]) -> bool:
+        """Whether this memo may serve a discovery run with `owner` (the policy, environment
+        and counter objects): the first one to ask owns it."""
+        if self._owner is None:
+            self._owner = owner
+        return len(owner) == len(self._owner) and all(
+            a is b for a, b in zip(self._owner, owner, strict=True)
+        )
+
+    def resume(
+        self, key: Hashable, chain: Sequence[str], inside: Callable[[str], bool]
+    ) -> tuple[int, Level[S] | None]:
+        """The deepest stored level along `chain` (the start "", then each directory down to
+        cwd) whose decisions, and its ancestors', hold for this cwd (`inside(target)`: whether
+        the target is inside it); its index in `chain`, or -1 and None."""
+        found: Level[S] | None = None
+        at = -1
+        for i, directory in enumerate(chain):
+            parent = found.ident if found is not None else -1
+            variants = self._children.get((key, parent, directory), ())
+            level = next((v for v in variants if _holds(v.decisions, inside)), None)
+            if level is None:
+                break
+            found, at = level, i
+        return at, found
+
+    def store(
+        self,
+        key: Hashable,
+        parent: Level[S] | None,
+        state: S,
+        decisions: Sequence[Decision],
+        directory: str,
+        first_item: int,
+    ) -> Level[S]:
+        """The level after `directory`, built on `parent` (None: the start), kept while there
+        is room."""
+        level = Level(state, tuple(decisions), directory, first_item, self._next)
+        self._next += 1
+        if self._stored < MAX_LEVELS:
+            self._stored += 1
+            where = (key, parent.ident if parent is not None else -1, directory)
+            self._children.setdefault(where, []).append(level)
+        return level
+
+
+def _holds(decisions: Sequence[Decision], inside: Callable[[str], bool]) -> bool:
+    return all(was is not None and inside(target) == was for target, was in decisions)
