@@ -139,7 +139,7 @@ def _discover_files(
     link, as the client loads it (git lists only the link)."""
     if repo is not None:
         base = repo.relative(root)
-        names = repo.listed(untracked=True)
+        names, ignored_names = repo.listed_and_ignored(_READ_WHEN_IGNORED)
         if names and base is not None:
             prefix = "" if base in ("", ".") else base + "/"
             found: set[Path] = set()
@@ -150,7 +150,7 @@ def _discover_files(
                     found.update(_walk(repo.root / name, repo.root, stopped, RULES_MAX_FILES))
                 elif is_instruction_file(name):
                     found.add(repo.root / name)
-            for name in repo.ignored(_READ_WHEN_IGNORED):
+            for name in ignored_names:
                 path = repo.root / name
                 if name.startswith(prefix) and _IGNORED_BUT_READ.match(name) and path not in found:
                     found.add(path)

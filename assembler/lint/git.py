@@ -19,6 +19,7 @@ GIT_TIMEOUT = 60.0
 # A repository's own `.git/config` may name a command as `core.fsmonitor`, which git runs
 # when it reads the index: never (docs/security.md).
 SAFE = ("-c", "core.fsmonitor=false")
+_IGNORED_ARGS = ("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--")
 
 
 class GitRepo:
@@ -119,15 +120,35 @@ class GitRepo:
             return []
         return [n for n in result.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
 
-    def ignored(self, pathspecs: Sequence[str]) -> list[str]:
-        """Ignored files matching `pathspecs` (git's `:(glob)` magic), as `ls-files` lists
-        them; [] when git fails."""
-        result = self._git(
-            "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", *pathspecs
-        )
-        if result is None or result.returncode != 0:
-            return []
-        return [n for n in result.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
+    def listed_and_ignored(self, pathspecs: Sequence[str]) -> tuple[list[str], list[str]]:
+        """`listed(untracked=True)` and the ignored files matching `pathspecs` (git's `:(glob)`
+        magic, as `ls-files` lists them; [] when git fails), the two git processes running
+        side by side (each walks the working tree: on a large one, most of the wait)."""
+        import subprocess
+
+        try:
+            side = subprocess.Popen(
+                ["git", *SAFE, "-C", str(self.root), *_IGNORED_ARGS, *pathspecs],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            return self.listed(untracked=True), []
+        try:
+            listed = self.listed(untracked=True)
+            out, _ = side.communicate(timeout=GIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            side.kill()
+            side.communicate()
+            return listed, []
+        finally:
+            if side.poll() is None:  # an error above: never leave the child behind
+                side.kill()
+                side.wait()
+        if side.returncode != 0:
+            return listed, []
+        return listed, [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
 
     def tracked(self) -> frozenset[str]:
         """Every tracked path, relative to the root, `/`-separated."""
