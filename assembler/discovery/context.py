@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from ..errors import DiscoveryError
 from ..model import Diagnostic, Policy, Skill, Source, TokenCounter
 from .disk import Disk
-from .locations import canonical_git_root, display_path, find_git_root
+from .locations import RealDirs, canonical_git_root, display_path, find_git_root
 from .prefixes import Prefixes
 
 
@@ -78,11 +78,16 @@ def build_context(
     environ: Mapping[str, str],
     disk: Disk,
     git_roots: dict[str, Path | None] | None = None,
+    real_dirs: RealDirs | None = None,
 ) -> Context:
     """Fix the machine facts for one run. `cwd` is resolved like the client's `process.cwd()`;
-    `git_roots` remembers git roots across the runs of one lint (`find_git_root`)."""
+    `git_roots` remembers git roots across the runs of one lint (`find_git_root`), and
+    `real_dirs` the real paths of directories."""
     try:
-        real = Path(disk.realpath(str(cwd), strict=True))
+        if real_dirs is not None and os.path.isabs(cwd) and ".." not in Path(cwd).parts:
+            real = Path(real_dirs.of(os.path.normpath(cwd)))
+        else:
+            real = Path(disk.realpath(str(cwd), strict=True))
     except OSError as err:
         raise DiscoveryError(
             f"{cwd}: no such directory ({err.strerror}); pass an existing PATH"

@@ -84,6 +84,14 @@ class FileRead(NamedTuple):
     notes: tuple[tuple[Code, str], ...] = ()
 
 
+def _self_and_parents(directory: str) -> list[str]:
+    found = [directory]
+    while (parent := os.path.dirname(directory)) != directory:
+        found.append(parent)
+        directory = parent
+    return found
+
+
 class LoaderState(NamedTuple):
     """A `Loader`'s state between two files (`Loader.snapshot`)."""
 
@@ -175,10 +183,11 @@ class Loader:
         self.decisions: list[tuple[str, bool | None]] = []
         self._exclude = exclude
         # cwd is a real path (`build_context`), so cwd and its ancestors are their own.
-        self._real_dirs = RealDirs((str(ctx.cwd), *map(str, ctx.cwd.parents)))
+        self._real_dirs = RealDirs(_self_and_parents(str(ctx.cwd)))
         self._resolved: dict[str, Resolved] = {}
         self._displays: dict[str, str] = {}
-        self._tags = {layer: policy.tag_for(layer) for layer in Layer}
+        tags = dict(policy.tags)  # `Policy.tag_for`, for every layer at once
+        self._tags = {layer: tags.get(layer, layer.value) for layer in Layer}
         content = policy.content
         self._switches = Switches(
             content.strip_frontmatter, content.strip_html_comments, policy.imports

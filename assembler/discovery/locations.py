@@ -128,6 +128,20 @@ class RealDirs:
             self._known[path] = real
         return real
 
+    def realpath(self, path: str) -> str:
+        """`os.path.realpath(path)`, with one `lstat` for the path itself once its directory
+        is known (a deep path costs `realpath` one `lstat` per component, each time)."""
+        parent, name = os.path.split(path)
+        if not os.path.isabs(path) or name in ("", ".", "..") or ".." in path.split(os.sep):
+            return os.path.realpath(path)
+        try:
+            full = os.path.join(self.of(parent), name)
+            if stat.S_ISLNK(os.lstat(full).st_mode):
+                return os.path.realpath(full)
+        except (OSError, ValueError):
+            return os.path.realpath(path)
+        return full
+
     def of_file(self, path: str) -> str:
         """The real path of `path`, a file or not there at all (then as it would be)."""
         parent, name = os.path.split(path)

@@ -81,8 +81,26 @@ def read_json(
     path: Path, disk: Disk, max_bytes: int, prepare: Callable[[str], str] | None = None
 ) -> tuple[dict[str, Any] | None, str]:
     """A JSON object, or None and why not ("" when the file is simply not there).
-    `prepare`: what the client does to the text first (Gemini CLI strips comments)."""
-    result = disk.read(str(path), max_bytes)
+    `prepare`: what the client does to the text first (Gemini CLI strips comments). Kept by
+    the run's observer for an unchanged file (lint discovers hundreds of directories): the
+    object is shared, never to be changed."""
+    name = str(path)
+    return disk.cached(
+        name,
+        ("json", max_bytes, prepare),
+        None,
+        lambda st: _read_json(name, disk, max_bytes, prepare, st),
+    )
+
+
+def _read_json(
+    path: str,
+    disk: Disk,
+    max_bytes: int,
+    prepare: Callable[[str], str] | None,
+    st: os.stat_result | None,
+) -> tuple[dict[str, Any] | None, str]:
+    result = disk.read(path, max_bytes, st)
     if result.status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
         return None, ""
     if result.status is ReadStatus.TOO_LARGE:

@@ -218,7 +218,7 @@ class ContextChecker:
     def _real(self, path: str) -> str:
         real = self._realpaths.get(path)
         if real is None:
-            real = self._realpaths[path] = os.path.realpath(path)
+            real = self._realpaths[path] = self.machine.real.realpath(path)
         return real
 
     def _paragraphs_of(self, path: str, content: str) -> tuple[str, ...]:
@@ -293,7 +293,7 @@ class ContextChecker:
         if not self.applies(info) or repo is None or not info.load_dir.is_dir():
             return []
         text = lines.text
-        real_dir = os.path.dirname(os.path.realpath(info.path))
+        real_dir = os.path.dirname(self._real(str(info.path)))
         home = str(self.machine.home)
         found = iter_imports(parse(text, CLIENT).imports, real_dir, home)
         imports = [

@@ -238,7 +238,13 @@ class Machine:
 
             try:
                 found: Context | None = build_context(
-                    directory, self.home, self.managed_dir, self.environ, Disk(), self.git_roots
+                    directory,
+                    self.home,
+                    self.managed_dir,
+                    self.environ,
+                    Disk(),
+                    self.git_roots,
+                    self.real,
                 )
             except AssemblerError:
                 found = None
