@@ -31,6 +31,7 @@ from ..discovery.settings import (
 from ..display import PATTERN_CHARS, as_client_reads, shown
 from ..model import Assembled, Layer, Reason, Why
 from ..parsing.markdown import strip_block_comments
+from ..tokens import estimate_tokens
 from .base import FileKind, FileRole, FormatContext
 
 NAME = "claude-code"
@@ -272,9 +273,11 @@ def _auto_memory(ctx: Context, setup: ClaudeSetup, loader: Loader) -> Loaded | N
     content = text.strip()
     if not content:
         return None
+    counted = processed.stats if loader.counter is estimate_tokens else None  # of `stripped`
     source = text_source(
         Layer.MEMORY, str(path), ctx.display(str(path)), reason, content,
         loader.policy.tag_for(Layer.MEMORY), loader.counter, raw=text, is_index=True,
+        stats=counted,
     )  # fmt: skip
     return Loaded(source, None)
 

@@ -79,10 +79,12 @@ def build_context(
     disk: Disk,
     git_roots: dict[str, Path | None] | None = None,
     real_dirs: RealDirs | None = None,
+    canonical_roots: dict[Path, Path] | None = None,
 ) -> Context:
     """Fix the machine facts for one run. `cwd` is resolved like the client's `process.cwd()`;
-    `git_roots` remembers git roots across the runs of one lint (`find_git_root`), and
-    `real_dirs` the real paths of directories."""
+    `git_roots` remembers git roots across the runs of one lint (`find_git_root`),
+    `real_dirs` the real paths of directories and `canonical_roots` each git root's main
+    repository root."""
     try:
         if real_dirs is not None and os.path.isabs(cwd) and ".." not in Path(cwd).parts:
             real = Path(real_dirs.of(os.path.normpath(cwd)))
@@ -97,7 +99,13 @@ def build_context(
     if not disk.is_dir(str(real)):
         raise DiscoveryError(f"{cwd}: not a directory; pass the directory the agent starts in")
     git_root = find_git_root(real, disk, git_roots)
-    canonical = canonical_git_root(git_root, disk) if git_root else None
+    canonical = None
+    if git_root is not None:
+        canonical = canonical_roots.get(git_root) if canonical_roots is not None else None
+        if canonical is None:
+            canonical = canonical_git_root(git_root, disk)
+            if canonical_roots is not None:
+                canonical_roots[git_root] = canonical
     return Context(
         cwd=real,
         home=Path(os.path.abspath(home)),

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from .. import codes
 from ..codes import Code
 from ..display import PATTERN_CHARS, shown
-from ..model import Diagnostic, Layer, Reason, Source, TokenCounter, Why
+from ..model import Diagnostic, Layer, Reason, Source, Stats, TokenCounter, Why
 from ..parsing import frontmatter as fm
 from ..parsing.imports import has_text_extension, iter_imports
 from ..parsing.parse import Parsed, Switches, parse
@@ -50,9 +50,12 @@ def text_source(
     *,
     raw: str | None = None,
     is_index: bool = False,
+    stats: Stats | None = None,
 ) -> Source:
-    """A source whose text is already processed (a read file, a settings string, an index)."""
-    stats = text_stats(content, counter)
+    """A source whose text is already processed (a read file, a settings string, an index);
+    `stats`: of `content` with `counter`, when known."""
+    if stats is None:
+        stats = text_stats(content, counter)
     return Source(
         layer=layer,
         path=path,

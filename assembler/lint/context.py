@@ -253,8 +253,9 @@ class ContextChecker:
         if not self.applies(info):
             return []
         me = self._real(str(info.path))
+        mine = list(_paragraphs(body))
         others = (
-            self._universe.outside_duplicates(info.load_dir, me, (p for _, p in _paragraphs(body)))
+            self._universe.outside_duplicates(info.load_dir, me, (p for _, p in mine))
             if self._universe is not None
             else None
         )
@@ -270,7 +271,7 @@ class ContextChecker:
                     others.setdefault(paragraph, source.display)
         out = []
         base = len(lines.text) - len(body)
-        for offset, paragraph in _paragraphs(body):
+        for offset, paragraph in mine:
             where = others.get(paragraph)
             if where is not None:
                 line, col = lines.at(base + offset)
@@ -418,5 +419,6 @@ class StartDirs:
         """Those strictly below `directory`, in path order."""
         prefix = str(directory).rstrip(os.sep) + os.sep
         start = bisect.bisect_left(self._dirs, prefix)
-        found = itertools.takewhile(lambda d: d.startswith(prefix), self._dirs[start:])
+        after = itertools.islice(self._dirs, start, None)
+        found = itertools.takewhile(lambda d: d.startswith(prefix), after)
         return sorted(map(Path, found))

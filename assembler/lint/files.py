@@ -9,6 +9,7 @@ and `render` apply the same import rules.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import os
 import re
@@ -223,13 +224,14 @@ class Machine:
     """The machine lint checks against (where `~` is, the managed directory, the environment),
     and the facts of each directory an agent could start in, found once per run."""
 
-    __slots__ = ("_contexts", "environ", "git_roots", "home", "managed_dir", "real")
+    __slots__ = ("_canonical", "_contexts", "environ", "git_roots", "home", "managed_dir", "real")
 
     def __init__(self, home: Path, managed_dir: Path, environ: Mapping[str, str]) -> None:
         self.home, self.managed_dir, self.environ = home, managed_dir, environ
         self._contexts: dict[Path, Context | None] = {}
         self.real = RealDirs()  # real paths, each directory resolved once per run
         self.git_roots: dict[str, Path | None] = {}  # each directory tested for `.git` once
+        self._canonical: dict[Path, Path] = {}  # each git root's main repository root
 
     def context(self, directory: Path) -> Context | None:
         """The machine facts of an agent started in `directory` (None when it cannot start)."""
@@ -245,6 +247,7 @@ class Machine:
                     Disk(),
                     self.git_roots,
                     self.real,
+                    self._canonical,
                 )
             except AssemblerError:
                 found = None
@@ -268,6 +271,8 @@ class FileChecker:
         self._reads = reads  # shared by the run: each imported file read and parsed once
         self._resolved: dict[tuple[str, tuple[str, ...]], Sequence[tuple[str, str]]] = {}
         self._structure = structure_pattern(section_tags(policy), policy.boundary)
+        self._matched: dict[tuple[str, str], bool] = {}  # (directory prefix, glob) -> matches
+        self._tracked_sorted: list[str] | None = None
 
     def check(self, info: FileInfo) -> Checked:
         """The file's own findings, and its text (None when unreadable) for later checks."""
@@ -517,16 +522,31 @@ class FileChecker:
         if base is None or not tracked:
             return
         prefix = "" if base in ("", ".") else base + "/"
-        candidates = [p[len(prefix) :] for p in tracked if p.startswith(prefix)]
         for pattern in globs.patterns:
             match = compiled_globs.gitignore(pattern).match
             if problems[pattern] or pattern in globs.over_budget or match is None:
                 continue
-            if not any(match(c) for c in candidates):
+            if not self._matches_tracked(prefix, pattern, match):
                 add(
                     line, 1, codes.DEAD_GLOB,
                     f"glob '{display_form(written[pattern], PATTERN_CHARS)}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
                 )  # fmt: skip
+
+    def _matches_tracked(self, prefix: str, pattern: str, match: Callable[[str], object]) -> bool:
+        """Whether `pattern` matches a tracked path under `prefix` (relative to it); asked
+        once per directory and pattern in a run (rules repeat their globs)."""
+        key = (prefix, pattern)
+        found = self._matched.get(key)
+        if found is None:
+            assert self.repo is not None
+            if self._tracked_sorted is None:
+                self._tracked_sorted = sorted(self.repo.tracked())
+            paths = self._tracked_sorted
+            start = bisect.bisect_left(paths, prefix)
+            after = itertools.islice(paths, start, None)
+            under = itertools.takewhile(lambda p: p.startswith(prefix), after)
+            found = self._matched[key] = any(match(p[len(prefix) :]) for p in under)
+        return found
 
     def _outside(self, info: FileInfo, add: Add) -> None:
         """A file of the project that is a symlink to a file outside it (CTX801/CTX802)."""

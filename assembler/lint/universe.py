@@ -69,6 +69,7 @@ class Universe:
         self._kinds: dict[tuple[object, ...], frozenset[str]] = {}  # kind -> outside sources
         self._first_outside: dict[tuple[object, ...], dict[str, str]] = {}
         self._signatures: dict[str, tuple[object, ...]] = {}
+        self._kind_of: dict[Path, tuple[object, ...]] = {}
         self._aboves: dict[str, tuple[tuple[str, tuple[object, ...]], ...]] = {}
         ctx = machine.context(root)
         self._git_root = ctx.git_root if ctx is not None else None
@@ -165,10 +166,14 @@ class Universe:
     def kind_of(self, cwd: Path) -> tuple[object, ...]:
         """The settings files of `cwd`, and of each directory above it down from the
         repository: two starts with the same ones load the same files from outside it."""
-        ctx = self._machine.context(cwd)
-        git_root = ctx.git_root if ctx is not None else None
-        here = str(cwd)
-        return (git_root, self._signature(here), self._above(os.path.dirname(here)))
+        found = self._kind_of.get(cwd)
+        if found is None:
+            ctx = self._machine.context(cwd)
+            git_root = ctx.git_root if ctx is not None else None
+            here = str(cwd)
+            found = (git_root, self._signature(here), self._above(os.path.dirname(here)))
+            self._kind_of[cwd] = found
+        return found
 
     def _above(self, directory: str) -> tuple[tuple[str, tuple[object, ...]], ...]:
         """The settings of `directory` and every one above it in the repository, remembered
