@@ -163,7 +163,9 @@ def _start_and_ancestors(run: Run, setup: ClaudeSetup, loader: Loader) -> list[L
         for directory in chain:
             out += _directory_files(ctx, setup, loader, directory, skip)
         return out
-    key = (ctx.home, ctx.managed_dir, ctx.git_root, ctx.canonical_root, ctx.project_root, setup)
+    key = prefixes.key(
+        (ctx.home, ctx.managed_dir, ctx.git_root, ctx.canonical_root, ctx.project_root, setup)
+    )
     cwd = str(ctx.cwd)
     levels = ["", *chain]
     at, level = prefixes.resume(key, levels, lambda target: is_within(target, cwd))

@@ -58,7 +58,8 @@ class Prefixes(Generic[S]):
     of them holds for a given cwd (they differ in the answer to some decision)."""
 
     def __init__(self) -> None:
-        self._children: dict[tuple[Hashable, int, str], list[Level[S]]] = {}
+        self._children: dict[tuple[int, int, str], list[Level[S]]] = {}
+        self._keys: dict[Hashable, int] = {}
         self._stored = 0
         self._next = 0
         self._owner: tuple[object, ...] | None = None
@@ -72,8 +73,12 @@ class Prefixes(Generic[S]):
             a is b for a, b in zip(self._owner, owner, strict=True)
         )
 
+    def key(self, key: Hashable) -> int:
+        """A small number standing for `key` (hashed once per discovery, not once per level)."""
+        return self._keys.setdefault(key, len(self._keys))
+
     def resume(
-        self, key: Hashable, chain: Sequence[str], inside: Callable[[str], bool]
+        self, key: int, chain: Sequence[str], inside: Callable[[str], bool]
     ) -> tuple[int, Level[S] | None]:
         """The deepest stored level along `chain` (the start "", then each directory down to
         cwd) whose decisions, and its ancestors', hold for this cwd (`inside(target)`: whether
@@ -91,7 +96,7 @@ class Prefixes(Generic[S]):
 
     def store(
         self,
-        key: Hashable,
+        key: int,
         parent: Level[S] | None,
         state: S,
         decisions: Sequence[Decision],

@@ -40,6 +40,11 @@ def _level(finding: Finding) -> str:
     return (finding.severity or codes.lookup(finding.code).lint or Severity.INFO).value
 
 
+# Git-ignored files the summary line names; a monorepo's hundreds of CLAUDE.local.md files are
+# counted past these (the library's `LintResult.ignored` holds them all).
+NAMED_IGNORED = 10
+
+
 def summary(
     findings: Sequence[Finding],
     files: int,
@@ -60,7 +65,9 @@ def summary(
     said = ", ".join(parts) if parts else "no findings"
     line = f"{said} in {files} file{'s' if files != 1 else ''} checked"
     if ignored:
-        names = ", ".join(shown(name) for name in ignored)
+        names = ", ".join(shown(name) for name in ignored[:NAMED_IGNORED])
+        more = len(ignored) - NAMED_IGNORED
+        names += f" and {more:,} more" if more > 0 else ""
         line += f", {len(ignored)} of them git-ignored (an agent reads them anyway): {names}"
     if memory:
         line += f"; with the repository's auto memory: {', '.join(shown(m) for m in memory)}"

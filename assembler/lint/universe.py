@@ -70,6 +70,7 @@ class Universe:
         self._first_outside: dict[tuple[object, ...], dict[str, str]] = {}
         self._signatures: dict[str, tuple[object, ...]] = {}
         self._kind_of: dict[Path, tuple[object, ...]] = {}
+        self._checked: set[str] = set()  # source paths `check` found known
         self._aboves: dict[str, tuple[tuple[str, tuple[object, ...]], ...]] = {}
         ctx = machine.context(root)
         self._git_root = ctx.git_root if ctx is not None else None
@@ -240,7 +241,7 @@ class Universe:
         if not self.complete:
             return
         for source in discovery.sources:
-            if not os.path.isabs(source.path):
+            if source.path in self._checked or not os.path.isabs(source.path):
                 continue
             real = self._real(source.path)
             if within(real, self._root_str) and not (
@@ -248,3 +249,4 @@ class Universe:
             ):
                 self.complete = False
                 return
+            self._checked.add(source.path)

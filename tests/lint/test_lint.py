@@ -810,6 +810,25 @@ def test_whole_repository_lint_checks_the_ignored_files_an_agent_reads(tmp_path:
     assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)
 
 
+def test_the_summary_names_ten_ignored_files_and_counts_the_rest(tmp_path: Path) -> None:
+    """A monorepo's 157 git-ignored CLAUDE.local.md files made a summary line of 20 KB."""
+    make(
+        tmp_path,
+        {
+            "repo/.gitignore": "CLAUDE.local.md\n",
+            "repo/CLAUDE.md": "shared\n",
+            **{f"repo/p{i:02d}/CLAUDE.local.md": f"notes {i}\n" for i in range(12)},
+        },
+    )
+    _git(tmp_path / "repo", "add", "-A")
+    assert len(lint([], base=tmp_path / "repo", **machine(tmp_path)).ignored) == 12
+    named = ", ".join(f"p{i:02d}/CLAUDE.local.md" for i in range(10))
+    assert _cli(tmp_path).stderr == (
+        "no findings in 13 files checked, 12 of them git-ignored (an agent reads them anyway): "
+        f"{named} and 2 more\n"
+    )
+
+
 def test_an_agents_md_in_a_skill_folder_is_a_reference_not_held_to_200_lines(
     tmp_path: Path,
 ) -> None:
