@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from .. import codes
 from ..discovery.context import Context, Discovery, Run, ancestors
-from ..discovery.loader import Loaded, Loader, LoaderState, text_source
+from ..discovery.loader import Loaded, Loader, LoaderState, cwd_decision, text_source
 from ..discovery.locations import is_within
 from ..discovery.rules import RuleSet, load_rules
 from ..discovery.settings import (
@@ -168,7 +168,9 @@ def _start_and_ancestors(run: Run, setup: ClaudeSetup, loader: Loader) -> list[L
     )
     cwd = str(ctx.cwd)
     levels = ["", *chain]
-    at, level = prefixes.resume(key, levels, lambda target: is_within(target, cwd))
+    at, level = prefixes.resume(
+        key, levels, lambda target, external: cwd_decision(target, cwd, external)
+    )
     if level is None:
         out = [*_managed(run, setup, loader), *_user(setup, loader)]
         state = _Prefix(loader.snapshot(), tuple(out))

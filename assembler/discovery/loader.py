@@ -87,6 +87,21 @@ class FileRead(NamedTuple):
     notes: tuple[tuple[Code, str], ...] = ()
 
 
+def cwd_decision(
+    target: str, cwd: str, include_external: bool, inside: bool | None = None
+) -> bool | None:
+    """What loading an `@import` of `target` decides by where cwd is: when external imports
+    are not approved, whether it is inside cwd (else it is dropped); when they are, nothing
+    (False). None when it is inside cwd only when case is ignored: then the client's note
+    depends on the filesystem too. `inside`: `is_within(target, cwd)`, if known. Two cwds
+    with the same decision for an import load it the same way (`discovery.prefixes`)."""
+    if inside is None:
+        inside = is_within(target, cwd)
+    if inside and not within(os.path.normpath(target), cwd):
+        return None
+    return False if include_external else inside
+
+
 def _self_and_parents(directory: str) -> list[str]:
     found = [directory]
     while (parent := os.path.dirname(directory)) != directory:
@@ -181,9 +196,9 @@ class Loader:
         self.processed: set[str] = set()
         self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
         self.deferred: list[Loaded] = []
-        # Each import admitted or dropped by whether it is inside cwd: (target, inside), None
-        # when only a case-insensitive comparison put it inside (`discovery.prefixes`).
-        self.decisions: list[tuple[str, bool | None]] = []
+        # (target, include_external, `cwd_decision`) of each import, in order: what this run
+        # decided by where cwd is (`discovery.prefixes`).
+        self.decisions: list[tuple[str, bool, bool | None]] = []
         self._exclude = exclude
         # cwd is a real path (`build_context`), so cwd and its ancestors are their own.
         self._real_dirs = RealDirs(_self_and_parents(str(ctx.cwd)))
@@ -569,10 +584,8 @@ class Loader:
                 depth=depth,
             )
             inside = is_within(target, self._cwd)
-            if inside and not within(os.path.normpath(target), self._cwd):
-                self.decisions.append((target, None))  # inside only when case is ignored
-            elif not include_external:
-                self.decisions.append((target, inside))
+            decided = cwd_decision(target, self._cwd, include_external, inside)
+            self.decisions.append((target, include_external, decided))
             if not include_external and not inside:
                 self.trace(target, layer, child)
                 self.note(

@@ -10,10 +10,11 @@ loaded the same root files as every other).
 start, then each directory), and a discovery resumes from the deepest level it can. A level
 is reused only when everything decided on the way to it is decided the same way for the new
 cwd. One thing in that fold depends on cwd: whether an `@import` is inside it (dropped
-outside it unless external imports are approved). The loader records each such decision
-(`Loader.decisions`); a level is valid for a cwd when each target recorded up to it is inside
-that cwd exactly when it was inside the cwd that computed it. A decision the loader cannot
-record as a plain yes or no (an import inside cwd only when case is ignored) is never reused.
+outside it unless external imports are approved; noted when it is inside only when case is
+ignored). The loader records what it decided for each import (`Loader.decisions`,
+`loader.cwd_decision`); a level is valid for a cwd when each decision recorded up to it comes
+out the same for that cwd. An import inside cwd only when case is ignored is never reused
+(what the client says then depends on the filesystem).
 
 What else a level depends on is its key: the machine (home, managed directory, git and
 project roots), the settings the client read (`ClaudeSetup`) and the policy. One `Prefixes`
@@ -34,8 +35,10 @@ S = TypeVar("S")
 # a tree of a million directories stops storing, it does not grow without bound.
 MAX_LEVELS = 50_000
 
-# (target, inside cwd) of one import decided by containment; None: not reusable.
-Decision = tuple[str, bool | None]
+# (target, include_external, what was decided) of one import (`loader.cwd_decision`); a
+# decision of None is never reused.
+Decision = tuple[str, bool, bool | None]
+Decide = Callable[[str, bool], bool | None]  # (target, include_external) -> decision here
 
 
 class Level(NamedTuple, Generic[S]):
@@ -77,18 +80,16 @@ class Prefixes(Generic[S]):
         """A small number standing for `key` (hashed once per discovery, not once per level)."""
         return self._keys.setdefault(key, len(self._keys))
 
-    def resume(
-        self, key: int, chain: Sequence[str], inside: Callable[[str], bool]
-    ) -> tuple[int, Level[S] | None]:
+    def resume(self, key: int, chain: Sequence[str], decide: Decide) -> tuple[int, Level[S] | None]:
         """The deepest stored level along `chain` (the start "", then each directory down to
-        cwd) whose decisions, and its ancestors', hold for this cwd (`inside(target)`: whether
-        the target is inside it); its index in `chain`, or -1 and None."""
+        cwd) whose decisions, and its ancestors', are what this cwd decides (`decide`); its
+        index in `chain`, or -1 and None."""
         found: Level[S] | None = None
         at = -1
         for i, directory in enumerate(chain):
             parent = found.ident if found is not None else -1
             variants = self._children.get((key, parent, directory), ())
-            level = next((v for v in variants if _holds(v.decisions, inside)), None)
+            level = next((v for v in variants if _holds(v.decisions, decide)), None)
             if level is None:
                 break
             found, at = level, i
@@ -114,5 +115,7 @@ class Prefixes(Generic[S]):
         return level
 
 
-def _holds(decisions: Sequence[Decision], inside: Callable[[str], bool]) -> bool:
-    return all(was is not None and inside(target) == was for target, was in decisions)
+def _holds(decisions: Sequence[Decision], decide: Decide) -> bool:
+    return all(
+        was is not None and decide(target, external) == was for target, external, was in decisions
+    )
