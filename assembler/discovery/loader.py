@@ -395,6 +395,8 @@ class Loader:
             return []
         resolved, is_link, exists, st = self.resolve(path)
         self.processed.add(norm)
+        if not exists and not depth:
+            return []  # a candidate that is not there (an import's absence is noted below)
         if is_link:
             self.processed.add(os.path.normpath(resolved))
         if not depth:

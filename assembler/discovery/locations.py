@@ -164,12 +164,10 @@ def is_within(path: str, directory: str) -> bool:
     """Claude Code's `pathInWorkingPath` (case-insensitive, `..` never inside)."""
     a = _mac_private(os.path.normpath(path)).lower()
     b = _mac_private(os.path.normpath(directory)).lower()
-    if (
-        os.path.isabs(a)
-        and os.path.isabs(b)
-        and (a == b or a.startswith(b.rstrip(os.sep) + os.sep))
-    ):
-        return True  # the common case, without `relpath` (a normalized path has no `..`)
+    if os.path.isabs(a) and os.path.isabs(b) and not (a.startswith("//") or b.startswith("//")):
+        # Normalized absolute paths have no `..`: `relpath` below would say the same (POSIX
+        # keeps a leading `//`, which `relpath` reads as `/`: left to it).
+        return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
     rel = os.path.relpath(a, b) if os.path.isabs(a) == os.path.isabs(b) else a
     if rel == ".":
         return True

@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, NamedTuple, TypeVar
 
+from .locations import is_within
+
 S = TypeVar("S")
 
 # Levels one `Prefixes` keeps at most (a directory and the kind of start that walked it):
@@ -105,8 +107,10 @@ class Prefixes(Generic[S]):
         first_item: int,
     ) -> Level[S]:
         """The level after `directory`, built on `parent` (None: the start), kept while there
-        is room."""
-        level = Level(state, tuple(decisions), directory, first_item, self._next)
+        is room. A decision about a target outside `directory` is the same for every cwd at
+        or below it (outside one, outside all): only the others are kept to check."""
+        kept = tuple(d for d in decisions if not directory or is_within(d[0], directory))
+        level = Level(state, kept, directory, first_item, self._next)
         self._next += 1
         if self._stored < MAX_LEVELS:
             self._stored += 1
