@@ -49,6 +49,7 @@ _INLINE = re.compile(r"[`*_]")
 # both see as one span), and one that holds an `@` after white space.
 _SPAN = re.compile(r"(?<!`)(`+)[^`\n]+\1(?!`)")
 _SPAN_SPACED_AT = re.compile(rf"(?<!`)(`+)[^`\n]*[{JS_SPACE}]@[^`\n]*\1(?!`)")
+_SPACED_AT = re.compile(rf"[{JS_SPACE}]@")
 # An `@` that inline markup could make start a token, or a token it could cut short (it
 # starts with the `@` and looks behind it, so that `re` skips from `@` to `@`).
 _MOVED_AT = re.compile(
@@ -155,10 +156,29 @@ def _scans_whole(text: str) -> bool:
         spanless = _SPAN.sub("\x00", text)
         if "`" in spanless:
             return False
-        if spanless.count("@") != text.count("@") and _SPAN_SPACED_AT.search(text):
+        if spanless.count("@") != text.count("@") and _span_holds_spaced_at(text):
             return False
         text = spanless
     return _MOVED_AT.search(text) is None
+
+
+def _span_holds_spaced_at(text: str) -> bool:
+    """`_SPAN_SPACED_AT.search(text)`, searched only around each white space before an `@`:
+    a match holds one, and no line break but that one (the pattern's spans stop at line
+    ends), so it lies within the line of the `@` and, for a line break before it, the line
+    above. Searching the whole text instead backtracks from every backtick to its line end."""
+    seen: set[tuple[int, int]] = set()
+    for spaced in _SPACED_AT.finditer(text):
+        start = text.rfind("\n", 0, spaced.start()) + 1
+        end = text.find("\n", spaced.end())
+        bounds = (start, len(text) if end == -1 else end)
+        if bounds in seen:
+            continue
+        seen.add(bounds)
+        region = text[bounds[0] : bounds[1]]
+        if "`" in region and _SPAN_SPACED_AT.search(region):
+            return True
+    return False
 
 
 def _has_blocks(text: str) -> bool:

@@ -256,3 +256,14 @@ def test_comments_and_delimiters_by_the_thousand_are_lexed_in_one_pass() -> None
     many = "@a.md " + "*a " * 20_000 + "\n<!-- c -->\n"
     assert strip_block_comments(many) == many.removesuffix("<!-- c -->\n")
     assert import_tokens(many) == ("a.md",)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="`` @a\n\r\t\u2028\u00a0x", max_size=40))
+def test_the_spaced_at_check_searches_only_around_each_at_what_the_whole_text_search_finds(
+    text: str,
+) -> None:
+    from assembler.parsing import markdown
+
+    whole = markdown._SPAN_SPACED_AT.search(text) is not None
+    assert markdown._span_holds_spaced_at(text) == whole
