@@ -25,7 +25,7 @@ from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
 from ..discovery.locations import is_within
 from ..discovery.prefixes import Prefixes
-from ..model import Layer, Policy
+from ..model import Layer, Policy, Reason
 from ..parsing.imports import iter_imports
 from ..parsing.parse import CLIENT, parse
 from ..tokens import estimate_tokens
@@ -87,10 +87,10 @@ class ContextChecker:
         """Whole-repository lint: index what every start can load (`Universe`), so that only
         directories where a file may repeat another's paragraph are discovered. `complete`:
         `paths` are all the instruction files under `root` (no walk stopped at its limits)."""
-        seen: list[str] = []
-        root_discovery = self._discover(root, _Recording(self.shared_reads(), seen))
+        recording = _Recording(self.shared_reads())
+        root_discovery = self._discover(root, recording)
         universe = Universe(
-            root, root_discovery, seen, self.machine, self.policy, self.shared_reads(),
+            root, root_discovery, recording.seen, self.machine, self.policy, self.shared_reads(),
             self._paragraphs_of, lambda path: self.client.classify(path) is not None, self._real,
         )  # fmt: skip
         for path in paths:
@@ -382,13 +382,23 @@ class _SharedReads(QuietObserver):
 
 
 class _Recording(_SharedReads):
-    """Shared reads, and every path the run depends on, in `seen`."""
+    """Shared reads, and every path the run depends on that it did not consider as a source
+    (its settings, not its instruction files and imports), in `seen`."""
 
-    def __init__(self, reads: _SharedReads, seen: list[str]) -> None:
-        self.cache, self.since, self.seen = reads.cache, reads.since, seen
+    def __init__(self, reads: _SharedReads) -> None:
+        self.cache, self.since = reads.cache, reads.since
+        self._seen: list[str] = []
+        self._sources: set[str] = set()
+
+    def candidate(self, path: str, layer: Layer, reason: Reason) -> None:
+        self._sources.add(os.path.normpath(path))
 
     def saw(self, path: str) -> None:
-        self.seen.append(path)
+        self._seen.append(path)
+
+    @property
+    def seen(self) -> list[str]:
+        return [p for p in self._seen if os.path.normpath(p) not in self._sources]
 
 
 def _relative(path: str, base: Path) -> str:
