@@ -174,7 +174,7 @@ def _start_and_ancestors(run: Run, setup: ClaudeSetup, loader: Loader) -> list[L
     if level is None:
         out = [*_managed(run, setup, loader), *_user(setup, loader)]
         state = _Prefix(loader.snapshot(), tuple(out))
-        level = prefixes.store(key, None, state, loader.decisions, "", 0)
+        level = prefixes.store(key, None, state, loader.decisions, "", 0, state.size)
         at = 0
     else:
         loader.restore(level.state.loader)
@@ -186,7 +186,9 @@ def _start_and_ancestors(run: Run, setup: ClaudeSetup, loader: Loader) -> list[L
         out += _directory_files(ctx, setup, loader, directory, skip)
         kept = (*out[:first], *_with_reason(out[first:], _IN_CWD, _ANCESTOR))
         state = _Prefix(loader.snapshot(), kept)
-        level = prefixes.store(key, level, state, loader.decisions[decided:], directory, first)
+        level = prefixes.store(
+            key, level, state, loader.decisions[decided:], directory, first, state.size
+        )
     return out
 
 
@@ -195,6 +197,11 @@ class _Prefix(NamedTuple):
 
     loader: LoaderState
     out: tuple[Loaded, ...]
+
+    @property
+    def size(self) -> int:
+        held = self.loader
+        return len(self.out) + len(held.processed) + len(held.diagnostics) + len(held.deferred)
 
 
 def _with_reason(items: Sequence[Loaded], old: Reason, new: Reason) -> list[Loaded]:

@@ -33,9 +33,12 @@ from .locations import is_within
 
 S = TypeVar("S")
 
-# Levels one `Prefixes` keeps at most (a directory and the kind of start that walked it):
-# a tree of a million directories stops storing, it does not grow without bound.
+# Levels one `Prefixes` keeps at most (a directory and the kind of start that walked it), and
+# what they hold in all (each level holds everything loaded down to it: a chain thousands of
+# directories deep, each with a file, would hold the square of its depth). Past either, a
+# run stops keeping levels and discovers the rest from the root, as without it.
 MAX_LEVELS = 50_000
+MAX_HELD = 2_000_000
 
 # (target, include_external, what was decided) of one import (`loader.cwd_decision`); a
 # decision of None is never reused.
@@ -66,8 +69,14 @@ class Prefixes(Generic[S]):
         self._children: dict[tuple[int, int, str], list[Level[S]]] = {}
         self._keys: dict[Hashable, int] = {}
         self._stored = 0
+        self._held = 0
         self._next = 0
         self._owner: tuple[object, ...] | None = None
+
+    @property
+    def held(self) -> int:
+        """How many things the kept levels hold (bounded by `MAX_HELD`)."""
+        return self._held
 
     def serves(self, owner: tuple[object, ...]) -> bool:
         """Whether this memo may serve a discovery run with `owner` (the policy, environment
@@ -105,15 +114,18 @@ class Prefixes(Generic[S]):
         decisions: Sequence[Decision],
         directory: str,
         first_item: int,
+        size: int,
     ) -> Level[S]:
         """The level after `directory`, built on `parent` (None: the start), kept while there
-        is room. A decision about a target outside `directory` is the same for every cwd at
-        or below it (outside one, outside all): only the others are kept to check."""
+        is room; `size`: how many things its state holds. A decision about a target outside
+        `directory` is the same for every cwd at or below it (outside one, outside all): only
+        the others are kept to check."""
         kept = tuple(d for d in decisions if not directory or is_within(d[0], directory))
         level = Level(state, kept, directory, first_item, self._next)
         self._next += 1
-        if self._stored < MAX_LEVELS:
+        if self._stored < MAX_LEVELS and self._held + size <= MAX_HELD:
             self._stored += 1
+            self._held += size
             where = (key, parent.ident if parent is not None else -1, directory)
             self._children.setdefault(where, []).append(level)
         return level

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -179,3 +180,20 @@ def test_is_within_of_absolute_paths_is_the_clients_relative_path_test(
     rel = os.path.relpath(os.path.normpath(a).lower(), os.path.normpath(b).lower())
     expected = rel == "." or not (rel == ".." or rel.startswith("../"))
     assert is_within(a, b) == expected
+
+
+def test_past_what_it_may_hold_a_memo_keeps_no_more_levels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chain thousands of directories deep, a file in each, would hold the square of its
+    depth: past `MAX_HELD` the rest is discovered from the root, with the same results."""
+    from assembler.discovery import prefixes
+
+    monkeypatch.setattr(prefixes, "MAX_HELD", 12)
+    repo = git_init(tmp_path / "repo")
+    chain = [repo.joinpath(*["d"] * depth) for depth in range(8)]
+    build(tmp_path, {str(d.relative_to(tmp_path) / "CLAUDE.md"): f"{d.name}\n" for d in chain})
+    shared: Prefixes[Any] = Prefixes()
+    for cwd in chain:
+        _same(_discover(repo, tmp_path, cwd, shared), _discover(repo, tmp_path, cwd, None))
+    assert 0 < shared.held <= 12
