@@ -163,7 +163,9 @@ def versus_agnix(repo: Path, home: Path, managed: Path, runs: int = 5) -> list[C
     row(f"agnix . (same tree), {runs} runs median", ms(median(times[1])))
     ratio = median(times[0]) / median(times[1])
     row("ratio ctxasm lint / agnix . (medians)", f"{ratio:.2f}x")
-    return [Check("whole-repository lint: ctxasm lint / agnix . (medians)", round(ratio, 2), 1.0, "x")]
+    return [
+        Check("whole-repository lint: ctxasm lint / agnix . (medians)", round(ratio, 2), 1.0, "x")
+    ]
 
 
 def run(runs: int = 21) -> list[Check]:
