@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .disk import Disk
@@ -131,26 +131,25 @@ class RealDirs:
     def realpath(self, path: str) -> str:
         """`os.path.realpath(path)`, with one `lstat` for the path itself once its directory
         is known (a deep path costs `realpath` one `lstat` per component, each time)."""
-        parent, name = os.path.split(path)
+        name = os.path.basename(path)
         if not os.path.isabs(path) or name in ("", ".", "..") or ".." in path.split(os.sep):
             return os.path.realpath(path)
-        try:
-            full = os.path.join(self.of(parent), name)
-            if stat.S_ISLNK(os.lstat(full).st_mode):
-                return os.path.realpath(full)
-        except (OSError, ValueError):
-            return os.path.realpath(path)
-        return full
+        return self._file(path, os.path.realpath)
 
     def of_file(self, path: str) -> str:
         """The real path of `path`, a file or not there at all (then as it would be)."""
+        return self._file(path, os.path.abspath)
+
+    def _file(self, path: str, otherwise: Callable[[str], str]) -> str:
+        """The real path of file `path` from its directory's, or `otherwise(path)` when a
+        part of it cannot be `lstat`ed."""
         parent, name = os.path.split(path)
         try:
             full = os.path.join(self.of(parent), name)
             if stat.S_ISLNK(os.lstat(full).st_mode):
                 return os.path.realpath(full)
         except (OSError, ValueError):
-            return os.path.abspath(path)
+            return otherwise(path)
         return full
 
 

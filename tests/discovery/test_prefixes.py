@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from assembler.clients import registry
 from assembler.discovery.context import Discovery, Run, build_context
 from assembler.discovery.disk import Disk, QuietObserver
-from assembler.discovery.locations import is_within
 from assembler.discovery.prefixes import Prefixes
 from assembler.model import Policy
 from assembler.policy import resolve_policy
@@ -165,21 +164,6 @@ def test_shared_prefixes_never_change_a_discovery(
         if approved:
             _approve(tmp, repo)
         _check_every_order(tmp, repo, [repo / d for d in order])
-
-
-_SEGMENTS = st.sampled_from(["a", "A", "b", "..", ".", "ab", "a.b", ""])
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(_SEGMENTS, max_size=5), st.lists(_SEGMENTS, max_size=5))
-def test_is_within_of_absolute_paths_is_the_clients_relative_path_test(
-    path: list[str], directory: list[str]
-) -> None:
-    """The shortcut for absolute paths gives what `pathInWorkingPath`'s `relative()` does."""
-    a, b = "/" + "/".join(path), "/" + "/".join(directory)
-    rel = os.path.relpath(os.path.normpath(a).lower(), os.path.normpath(b).lower())
-    expected = rel == "." or not (rel == ".." or rel.startswith("../"))
-    assert is_within(a, b) == expected
 
 
 def test_past_what_it_may_hold_a_memo_keeps_no_more_levels(

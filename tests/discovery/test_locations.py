@@ -1,0 +1,53 @@
+"""Real paths and containment as the client computes them, at a fraction of the cost."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assembler.discovery.locations import RealDirs, is_within
+from tests.helpers.trees import Link, build
+
+
+def test_real_dirs_realpath_is_os_realpath(tmp_path: Path) -> None:
+    """One `lstat` per new directory and one for the file: the same answers as `realpath`,
+    through linked directories and files, for missing paths and relative parts."""
+    root = Path(os.path.realpath(tmp_path))
+    build(
+        root,
+        {
+            "a/b/file.md": "x",
+            "a/link-to-b": Link("b"),
+            "a/b/file-link.md": Link("file.md"),
+            "a/b/loop.md": Link("loop.md"),
+            "outside/c.md": "y",
+            "a/out": Link("../outside"),
+        },
+    )
+    reals = RealDirs()
+    for rel in (
+        "a/b/file.md", "a/link-to-b/file.md", "a/link-to-b/file-link.md", "a/b/loop.md",
+        "a/out/c.md", "a/out/missing.md", "a/missing/x.md", "a/b/../b/file.md", "a/b/.",
+        "a/link-to-b/..", "a",
+    ):  # fmt: skip
+        path = str(root / rel)
+        assert reals.realpath(path) == os.path.realpath(path), rel
+    assert reals.realpath("relative/x.md") == os.path.realpath("relative/x.md")
+
+
+_SEGMENTS = st.sampled_from(["a", "A", "b", "..", ".", "ab", "a.b", ""])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_SEGMENTS, max_size=5), st.lists(_SEGMENTS, max_size=5))
+def test_is_within_of_absolute_paths_is_the_clients_relative_path_test(
+    path: list[str], directory: list[str]
+) -> None:
+    """The shortcut for absolute paths gives what `pathInWorkingPath`'s `relative()` does."""
+    a, b = "/" + "/".join(path), "/" + "/".join(directory)
+    rel = os.path.relpath(os.path.normpath(a).lower(), os.path.normpath(b).lower())
+    expected = rel == "." or not (rel == ".." or rel.startswith("../"))
+    assert is_within(a, b) == expected
