@@ -396,6 +396,10 @@ class _Recording(_SharedReads):
     def saw(self, path: str) -> None:
         self._seen.append(path)
 
+    def cached(self, path: str, key: Hashable, st: os.stat_result | None, compute: Compute[T]) -> T:
+        self.saw(path)  # read before in the run or not, the start depends on it
+        return super().cached(path, key, st, compute)
+
     @property
     def seen(self) -> list[str]:
         return [p for p in self._seen if os.path.normpath(p) not in self._sources]

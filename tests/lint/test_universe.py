@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,27 @@ def test_a_start_whose_settings_move_memory_is_discovered(tmp_path: Path) -> Non
         "repo/.gitignore": "",
     }
     _lint_both(tmp_path, files, memory_text=PARAGRAPHS[3])
+    whole = lint([], base=tmp_path / "repo", **machine(tmp_path))
+    assert [(f.path, f.code) for f in whole.findings if f.code == "CTX502"] == [
+        ("a/CLAUDE.md", "CTX502")
+    ]
+
+
+def test_settings_read_from_the_run_cache_still_tell_kinds_apart(tmp_path: Path) -> None:
+    """The root's own settings file exists: its second read in the run comes from the cache
+    (once its times are settled), and must still count as a setting the kinds compare."""
+    files = {
+        "repo/CLAUDE.md": PARAGRAPHS[1] + "\n",
+        "repo/.claude/settings.local.json": "{}",
+        "repo/a/CLAUDE.md": PARAGRAPHS[0] + "\n",
+        "repo/a/.claude/settings.local.json": json.dumps({"autoMemoryDirectory": "~/moved"}),
+        "home/moved/MEMORY.md": PARAGRAPHS[0] + "\n",
+        "repo/.gitignore": "",
+    }
+    git_init(tmp_path / "repo")
+    build(tmp_path, files)
+    subprocess.run(["git", "-C", str(tmp_path / "repo"), "add", "-A"], check=True)
+    time.sleep(0.2)  # past the read cache's freshness window: the settings are kept
     whole = lint([], base=tmp_path / "repo", **machine(tmp_path))
     assert [(f.path, f.code) for f in whole.findings if f.code == "CTX502"] == [
         ("a/CLAUDE.md", "CTX502")
