@@ -137,26 +137,63 @@ def _discover_files(
     ignored ones an agent reads anyway, added to `ignored`), else a walk. A symlinked
     directory where instruction files go (`.claude/rules -> ../shared`) is listed through the
     link, as the client loads it (git lists only the link)."""
-    if repo is not None:
-        base = repo.relative(root)
-        names, ignored_names = repo.listed_and_ignored(_READ_WHEN_IGNORED)
-        if names and base is not None:
-            prefix = "" if base in ("", ".") else base + "/"
-            found: set[Path] = set()
-            for name in set(names):
-                if not name.startswith(prefix):
-                    continue
-                if _holds_instruction_files(name) and os.path.isdir(repo.root / name):
-                    found.update(_walk(repo.root / name, repo.root, stopped, RULES_MAX_FILES))
-                elif is_instruction_file(name):
-                    found.add(repo.root / name)
-            for name in ignored_names:
-                path = repo.root / name
-                if name.startswith(prefix) and _IGNORED_BUT_READ.match(name) and path not in found:
-                    found.add(path)
-                    ignored.append(path)
-            return sorted(found)
-    return _walk(root, root, stopped)
+    if repo is None:
+        return _walk(root, root, stopped)
+    repo.walk(_READ_WHEN_IGNORED)
+    tracked = _tracked_files(root, repo, stopped)
+    return _together(tracked, _other_files(root, repo, stopped, ignored, tracked))
+
+
+def _together(tracked: list[Path], rest: list[Path]) -> list[Path]:
+    """Both parts in path order; without tracked files, `rest` as it came (a walk's order)."""
+    return sorted({*tracked, *rest}) if tracked else rest
+
+
+def _tracked_files(root: Path, repo: GitRepo, stopped: list[Path]) -> list[Path]:
+    """The first part of `_discover_files`: the instruction files git tracks under `root`
+    (git's index: no walk of the working tree)."""
+    base = repo.relative(root)
+    if base is None:
+        return []
+    return _instruction_files(repo, sorted(repo.tracked()), base, stopped)
+
+
+def _other_files(
+    root: Path, repo: GitRepo, stopped: list[Path], ignored: list[Path], tracked: Sequence[Path]
+) -> list[Path]:
+    """The rest of `_discover_files`, once git has walked the working tree (`GitRepo.walk`,
+    started before `_tracked_files`): untracked files and ignored ones an agent reads, added to
+    `ignored`; all of them by a walk when git lists no file at all (or `root` is not in it)."""
+    untracked, ignored_names = repo.walked()
+    base = repo.relative(root)
+    if base is None or not (untracked or repo.tracked()):
+        return _walk(root, root, stopped)
+    found = set(_instruction_files(repo, untracked, base, stopped))
+    have = set(tracked)
+    prefix = "" if base in ("", ".") else base + "/"
+    for name in ignored_names:
+        path = repo.root / name
+        if name.startswith(prefix) and _IGNORED_BUT_READ.match(name) and path not in have | found:
+            found.add(path)
+            ignored.append(path)
+    return sorted(found)
+
+
+def _instruction_files(
+    repo: GitRepo, names: Iterable[str], base: str, stopped: list[Path]
+) -> list[Path]:
+    """Of git's `names` (relative to the repository), the instruction files under `base`, a
+    linked directory where instruction files go listed through the link."""
+    prefix = "" if base in ("", ".") else base + "/"
+    found: set[Path] = set()
+    for name in names:
+        if not name.startswith(prefix):
+            continue
+        if _holds_instruction_files(name) and os.path.isdir(repo.root / name):
+            found.update(_walk(repo.root / name, repo.root, stopped, RULES_MAX_FILES))
+        elif is_instruction_file(name):
+            found.add(repo.root / name)
+    return sorted(found)
 
 
 # Files a walk lists at most under the directory linted (through a symlinked rules directory:
@@ -271,17 +308,14 @@ def lint(
         whole_tree = not files and cwd is None
         stopped: list[Path] = []
         ignored: list[Path] = []
-        paths = (
-            _discover_files(here, repos.of(here), stopped, ignored)
-            if whole_tree
-            else _given(files, here, stopped, repos, ignored)
-        )
         context = ContextChecker(policy, machine, request.max_tokens or 0)
-        memory = [m for m in context.memory_files(here) if m not in paths] if whole_tree else []
-        paths = [*paths, *memory]
+        memory: list[Path] = []
         if whole_tree:
-            context.index_repository(here, paths, complete=not stopped)
-        elif len(paths) >= INDEX_FROM_FILES and (repo := repos.of(here)) is not None:
+            paths = _index_whole_tree(here, repos.of(here), context, stopped, ignored, memory)
+        else:
+            paths = _given(files, here, stopped, repos, ignored)
+        many = not whole_tree and len(paths) >= INDEX_FROM_FILES
+        if many and (repo := repos.of(here)) is not None:
             # Many files given (`pre-commit run --all-files`): index the whole repository as
             # whole-repository lint does; each result is the same, only found sooner.
             unlisted: list[Path] = []
@@ -325,6 +359,35 @@ def lint(
     finally:
         repos.close()
     return _finish(findings, levels, paths, here, ignored, memory)
+
+
+def _index_whole_tree(
+    here: Path,
+    repo: GitRepo | None,
+    context: ContextChecker,
+    stopped: list[Path],
+    ignored: list[Path],
+    memory: list[Path],
+) -> list[Path]:
+    """Every instruction file under `here` and the repository's auto memory (added to
+    `memory`), indexed as they are found: the tracked files while git walks the working tree
+    for the others (on a large tree the walk takes as long as indexing)."""
+    if repo is not None:
+        repo.walk(_READ_WHEN_IGNORED)
+    context.start_index(here)
+    tracked = _tracked_files(here, repo, stopped) if repo is not None else []
+    context.index_files(tracked)
+    rest = (
+        _other_files(here, repo, stopped, ignored, tracked)
+        if repo is not None
+        else _walk(here, here, stopped)
+    )
+    context.index_files(rest)
+    paths = _together(tracked, rest)
+    memory += [m for m in context.memory_files(here) if m not in paths]
+    context.index_files(memory)
+    context.finish_index(complete=not stopped)
+    return [*paths, *memory]
 
 
 # From this many files given, lint indexes the repository (`lint.universe`) before checking

@@ -13,7 +13,7 @@ import itertools
 import os
 import re
 import time
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -80,26 +80,43 @@ class ContextChecker:
         self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
         self._loaded_in: dict[Path, frozenset[str]] = {}
         self._universe: Universe | None = None
+        self._indexing: Universe | None = None  # between `start_index` and `finish_index`
         self._start_dirs: dict[GitRepo, StartDirs] = {}
         self._prefixes: Prefixes[Any] = Prefixes()  # the discoveries down the tree share work
 
     def index_repository(self, root: Path, paths: Sequence[Path], complete: bool) -> None:
         """Whole-repository lint: index what every start can load (`Universe`), so that only
         directories where a file may repeat another's paragraph are discovered. `complete`:
-        `paths` are all the instruction files under `root` (no walk stopped at its limits)."""
+        `paths` are all the instruction files under `root` (no walk stopped at its limits).
+        In three steps for a caller that lists files while it indexes: `start_index`,
+        `index_files` (as often as needed), `finish_index`."""
+        self.start_index(root)
+        self.index_files(paths)
+        self.finish_index(complete)
+
+    def start_index(self, root: Path) -> None:
         recording = _Recording(self.shared_reads())
         root_discovery = self._discover(root, recording)
-        universe = Universe(
+        self._indexing = Universe(
             root, root_discovery, recording.seen, self.machine, self.policy, self.shared_reads(),
             self._paragraphs_of, lambda path: self.client.classify(path) is not None, self._real,
         )  # fmt: skip
+
+    def index_files(self, paths: Iterable[Path]) -> None:
+        universe = self._indexing
+        assert universe is not None, "start_index first"
         for path in paths:
             role = self.client.classify(path)
             loads = role is not None and role.kind in LOADS_AT_START
             universe.add_linted(path, role.load_dir if loads and role is not None else None)
+
+    def finish_index(self, complete: bool) -> None:
+        universe = self._indexing
+        assert universe is not None, "start_index first"
         universe.finish()
         universe.complete = universe.complete and complete
         self._universe = universe if universe.complete else None
+        self._indexing = None
 
     def applies(self, info: FileInfo) -> bool:
         """Whether `info` is a file the policy's client loads at start from its directory."""

@@ -20,12 +20,13 @@ GIT_TIMEOUT = 60.0
 # when it reads the index: never (docs/security.md).
 SAFE = ("-c", "core.fsmonitor=false")
 _IGNORED_ARGS = ("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--")
+_UNTRACKED_ARGS = ("ls-files", "-z", "--others", "--exclude-standard")
 
 
 class GitRepo:
     """One repository's tracked files and ignore rules; answers are cached for the run."""
 
-    __slots__ = ("_ignored", "_pending", "_to_ask", "_tracked", "root")
+    __slots__ = ("_ignored", "_pending", "_to_ask", "_tracked", "_walks", "root")
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -33,6 +34,7 @@ class GitRepo:
         self._ignored: dict[str, bool] = {}  # root-relative path: git-ignored
         self._to_ask: list[str] = []  # paths `is_ignored` may be asked about, asked in one go
         self._pending: tuple[int, int] | None = None  # (pid, read end) of a prefetch
+        self._walks: list[subprocess.Popen[bytes] | None] | None = None  # see `walk`
 
     def prefetch(self) -> None:
         """Start `git ls-files` now so that it runs while lint reads and parses files.
@@ -95,8 +97,13 @@ class GitRepo:
         return [n for n in b"".join(chunks).decode("utf-8", "surrogateescape").split("\0") if n]
 
     def close(self) -> None:
-        """Reap a prefetch nobody asked for (no zombie processes)."""
+        """Reap a prefetch or walks nobody asked for (no zombie processes)."""
         self._collect()
+        for child in self._walks or ():
+            if child is not None and child.poll() is None:
+                child.kill()
+                child.wait()
+        self._walks = None
 
     def _git(self, *args: str, stdin: str = "") -> subprocess.CompletedProcess[bytes] | None:
         import subprocess  # only when a check needs git: `ctxasm lint` starts without it
@@ -112,43 +119,54 @@ class GitRepo:
         except (OSError, subprocess.TimeoutExpired):  # git missing or stuck: no git facts
             return None
 
-    def listed(self, untracked: bool) -> list[str]:
-        """`git ls-files` (with untracked, not ignored files when asked); [] when git fails."""
-        extra = ("--others", "--exclude-standard") if untracked else ()
-        result = self._git("ls-files", "-z", "--cached", *extra)
+    def _listed(self) -> list[str]:
+        """`git ls-files`: the tracked files; [] when git fails."""
+        result = self._git("ls-files", "-z", "--cached")
         if result is None or result.returncode != 0:
             return []
         return [n for n in result.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
 
-    def listed_and_ignored(self, pathspecs: Sequence[str]) -> tuple[list[str], list[str]]:
-        """`listed(untracked=True)` and the ignored files matching `pathspecs` (git's `:(glob)`
-        magic, as `ls-files` lists them; [] when git fails), the two git processes running
-        side by side (each walks the working tree: on a large one, most of the wait)."""
+    def walk(self, pathspecs: Sequence[str]) -> None:
+        """Start git's two walks of the working tree now, side by side (on a large tree, most
+        of a listing's wait), so that the caller works on the tracked files meanwhile:
+        untracked files that are not ignored, and the ignored files matching `pathspecs`
+        (git's `:(glob)` magic). `walked()` collects them."""
         import subprocess
 
-        try:
-            side = subprocess.Popen(
-                ["git", *SAFE, "-C", str(self.root), *_IGNORED_ARGS, *pathspecs],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        except OSError:
-            return self.listed(untracked=True), []
-        try:
-            listed = self.listed(untracked=True)
-            out, _ = side.communicate(timeout=GIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            side.kill()
-            side.communicate()
-            return listed, []
-        finally:
-            if side.poll() is None:  # an error above: never leave the child behind
-                side.kill()
-                side.wait()
-        if side.returncode != 0:
-            return listed, []
-        return listed, [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
+        if self._walks is not None:
+            return
+        self._walks = []
+        for args in (_UNTRACKED_ARGS, (*_IGNORED_ARGS, *pathspecs)):
+            try:
+                child = subprocess.Popen(
+                    ["git", *SAFE, "-C", str(self.root), *args],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
+            except OSError:  # no git: no git facts
+                child = None
+            self._walks.append(child)
+
+    def walked(self) -> tuple[list[str], list[str]]:
+        """What `walk` started: (untracked not ignored, ignored matching its pathspecs), each
+        [] when git failed or took over `GIT_TIMEOUT`."""
+        import subprocess
+
+        found: list[list[str]] = []
+        for child in self._walks or [None, None]:
+            out = b""
+            if child is not None:
+                try:
+                    out, _ = child.communicate(timeout=GIT_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.communicate()
+                if child.returncode != 0:
+                    out = b""
+            found.append([n for n in out.decode("utf-8", "surrogateescape").split("\0") if n])
+        self._walks = None
+        return found[0], found[1]
 
     def tracked(self) -> frozenset[str]:
         """Every tracked path, relative to the root, `/`-separated."""
@@ -157,7 +175,7 @@ class GitRepo:
             if prefetched is not None:
                 self._tracked = frozenset(prefetched)
         if self._tracked is None:
-            self._tracked = frozenset(self.listed(untracked=False))
+            self._tracked = frozenset(self._listed())
         return self._tracked
 
     def relative(self, path: Path) -> str | None:
