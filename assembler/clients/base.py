@@ -104,6 +104,13 @@ def notes_at_start(client: Client) -> bool:
     return getattr(client, "notes_at_start", False) is True
 
 
+def file_checks(client: Client) -> Callable[[Path, str], Sequence[FileNote]] | None:
+    """`client`'s own checks of its files (optional member `check_file`, `ChecksFiles`), or
+    None. An attribute look-up: `isinstance` against the protocol costs more than the check."""
+    check = getattr(client, "check_file", None)
+    return check if callable(check) else None
+
+
 def default_policy(client: Client) -> str:
     """The policy `client` runs with when only the client is named (`default_policy`)."""
     value = getattr(client, "default_policy", None)

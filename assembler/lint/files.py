@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from .. import codes
 from ..clients import registry
-from ..clients.base import ChecksFiles, Client, FileKind, FileRole
+from ..clients.base import Client, FileKind, FileRole, file_checks
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk, Observer
@@ -304,8 +304,8 @@ class FileChecker:
         if info.kind not in (FileKind.MEMORY, FileKind.REFERENCE):
             self._imports(info, parsed, lines, add)
         for client in info.clients:
-            if isinstance(client, ChecksFiles):
-                for note in client.check_file(info.path, text):
+            if (check := file_checks(client)) is not None:
+                for note in check(info.path, text):
                     add(note.line, note.col, note.code, note.message)
         return Checked(out, text, parsed.body, lines)
 

@@ -178,11 +178,17 @@ class GitRepo:
             self._tracked = frozenset(self._listed())
         return self._tracked
 
-    def relative(self, path: Path) -> str | None:
-        try:
-            return Path(os.path.abspath(path)).relative_to(self.root).as_posix()
-        except ValueError:
+    def relative(self, path: Path | str) -> str | None:
+        """`path` relative to the root, `/`-separated ("." for the root); None outside it.
+        String work, as `Path.relative_to` does it (lexically), without its cost."""
+        full = os.path.abspath(path)
+        root = str(self.root)
+        if full == root:
+            return "."
+        inside = root if root.endswith(os.sep) else root + os.sep
+        if not full.startswith(inside):
             return None
+        return full[len(inside) :].replace(os.sep, "/")
 
     def is_tracked(self, path: Path) -> bool:
         rel = self.relative(path)
