@@ -27,6 +27,7 @@ from ..discovery.settings import (
     auto_memory_path,
     exclude_matcher,
     read_setup,
+    read_setup_shared,
 )
 from ..display import PATTERN_CHARS, as_client_reads, shown
 from ..model import Assembled, Layer, Reason, Why
@@ -64,7 +65,13 @@ class ClaudeCode:
         return {NAME: first_user_message}
 
     def discover(self, run: Run) -> Discovery:
-        setup = read_setup(run.context, run.disk)
+        prefixes = run.prefixes
+        setup = (
+            read_setup_shared(run.context, run.disk, prefixes.memo)
+            if prefixes is not None
+            and prefixes.serves((run.policy, run.context.environ, run.counter))
+            else read_setup(run.context, run.disk)
+        )
         excludes = exclude_matcher(setup.settings.excludes, run.disk)
         loader = Loader(run, exclude=excludes.excluded)
         origin = dict(zip(setup.settings.excludes, setup.settings.exclude_files, strict=True))

@@ -27,7 +27,7 @@ nothing use it (lint's shared reads).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from .locations import is_within
 
@@ -72,6 +72,8 @@ class Prefixes(Generic[S]):
         self._held = 0
         self._next = 0
         self._owner: tuple[object, ...] | None = None
+        # What a client computes once for the run's many starts (its settings), by its keys.
+        self.memo: dict[Hashable, Any] = {}
 
     @property
     def held(self) -> int:

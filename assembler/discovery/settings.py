@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -77,6 +77,20 @@ def read_setup(ctx: Context, disk: Disk) -> ClaudeSetup:
     return ClaudeSetup(config, settings, approved)
 
 
+def read_setup_shared(ctx: Context, disk: Disk, memo: dict[Hashable, Any]) -> ClaudeSetup:
+    """`read_setup` for one of the many starts of a run (lint), kept in `memo` for starts
+    without settings files of their own: the other layers are the same files for all of
+    them, read once, and only the project's approval depends on where the start is. The
+    skipped reads are not told to the disk's observer (runs that record nothing)."""
+    if any(disk.lexists(str(path)) for path in project_settings_files(ctx.cwd)):
+        return read_setup(ctx, disk)
+    key = ("claude-setup", ctx.home, ctx.managed_dir, ctx.canonical_root or ctx.cwd)
+    found = memo.get(key)
+    if not isinstance(found, ClaudeSetup):
+        found = memo[key] = read_setup(ctx, disk)
+    return found
+
+
 def read_json(
     path: Path, disk: Disk, max_bytes: int, prepare: Callable[[str], str] | None = None
 ) -> tuple[dict[str, Any] | None, str]:
@@ -126,12 +140,19 @@ def _read_json(
     return data, ""
 
 
+def project_settings_files(cwd: Path) -> tuple[Path, Path]:
+    """The settings layers a start reads in its own directory: project, then local."""
+    dot_claude = cwd / ".claude"
+    return dot_claude / "settings.json", dot_claude / "settings.local.json"
+
+
 def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Settings:
     """Merge managed, user, project and local settings (the keys that matter here)."""
+    project, local = project_settings_files(cwd)
     layers: list[tuple[str, Path]] = [
         ("user", config / "settings.json"),
-        ("project", cwd / ".claude" / "settings.json"),
-        ("local", cwd / ".claude" / "settings.local.json"),
+        ("project", project),
+        ("local", local),
         ("policy", managed_dir / "managed-settings.json"),
     ]
     excludes: list[str] = []

@@ -128,6 +128,11 @@ def test_another_policy_does_not_use_a_memo_it_does_not_own(tmp_path: Path) -> N
 
 _DIRS = ("", "a", "a/b", "a/b/c", "a/d", "e", "e/f")
 _KINDS = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", ".claude/rules/r.md")
+_SETTINGS = (
+    {"claudeMdExcludes": ["**/a/CLAUDE.md", "**/doc.md"]},
+    {"claudeMdExcludes": "not a list"},
+    {"autoMemoryDirectory": "~/moved"},
+)
 
 
 @st.composite
@@ -144,6 +149,9 @@ def _trees(draw: st.DrawFn) -> tuple[dict[str, str], bool, list[str]]:
                 files.setdefault(f"{target}/doc.md".lstrip("/"), f"doc in {target or 'root'}\n")
                 imports.append(f"@{os.path.relpath(name, directory or '.')}")
             files[f"{directory}/{kind}".lstrip("/")] = f"{directory} {kind} " + " ".join(imports)
+        if draw(st.integers(0, 3)) == 0:  # settings of its own: excludes, or memory moved
+            setting = draw(st.sampled_from(_SETTINGS))
+            files[f"{directory}/.claude/settings.local.json".lstrip("/")] = json.dumps(setting)
     approved = draw(st.booleans())
     order = draw(st.permutations(_DIRS))
     return files, approved, list(order)
