@@ -9,6 +9,7 @@ and `render` apply the same import rules.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import os
@@ -84,9 +85,16 @@ class FileInfo(NamedTuple):
 
 def is_instruction_file(rel: str) -> bool:
     """Whether whole-repository lint checks the file at `rel` (`/`-separated)."""
-    return bool(_OTHER_AGENTS.search(rel)) or any(
-        re.search(client.instruction_files, rel, re.DOTALL) for client in registry.clients()
-    )
+    patterns = tuple(client.instruction_files for client in registry.clients())
+    return _instruction_files(patterns).search(rel) is not None
+
+
+@functools.lru_cache(maxsize=8)
+def _instruction_files(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """Other agents' files and every client's `instruction_files`, as one pattern (lint asks
+    for every path git lists)."""
+    alternatives = (_OTHER_AGENTS.pattern, *patterns)
+    return re.compile("|".join(f"(?:{p})" for p in alternatives), re.DOTALL)
 
 
 def classify(path: Path, shown: str, first: Client | None = None) -> FileInfo:
