@@ -175,8 +175,9 @@ def _start_and_ancestors(run: Run, setup: ClaudeSetup, loader: Loader) -> list[L
     )
     cwd = str(ctx.cwd)
     levels = ["", *chain]
+    inside = prefixes.inside(cwd)
     at, level = prefixes.resume(
-        key, levels, lambda target, external: cwd_decision(target, cwd, external)
+        key, levels, lambda target, external: cwd_decision(target, cwd, external, inside(target))
     )
     if level is None:
         out = [*_managed(run, setup, loader), *_user(setup, loader)]

@@ -161,8 +161,17 @@ def within(path: str, directory: str) -> bool:
 
 def is_within(path: str, directory: str) -> bool:
     """Claude Code's `pathInWorkingPath` (case-insensitive, `..` never inside)."""
-    a = _mac_private(os.path.normpath(path)).lower()
-    b = _mac_private(os.path.normpath(directory)).lower()
+    return keys_within(containment_key(path), containment_key(directory))
+
+
+def containment_key(path: str) -> str:
+    """What `is_within` compares of a path (normalized, `/private` folded, lower case): a
+    caller asking about one directory many times computes its key once."""
+    return _mac_private(os.path.normpath(path)).lower()
+
+
+def keys_within(a: str, b: str) -> bool:
+    """`is_within` of the paths whose `containment_key`s are `a` and `b`."""
     if os.path.isabs(a) and os.path.isabs(b) and not (a.startswith("//") or b.startswith("//")):
         # Normalized absolute paths have no `..`: `relpath` below would say the same (POSIX
         # keeps a leading `//`, which `relpath` reads as `/`: left to it).

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from .locations import is_within
+from .locations import containment_key, is_within, keys_within
 
 S = TypeVar("S")
 
@@ -74,6 +74,7 @@ class Prefixes(Generic[S]):
         self._owner: tuple[object, ...] | None = None
         # What a client computes once for the run's many starts (its settings), by its keys.
         self.memo: dict[Hashable, Any] = {}
+        self._target_keys: dict[str, str] = {}  # see `inside`
 
     @property
     def held(self) -> int:
@@ -92,6 +93,22 @@ class Prefixes(Generic[S]):
     def key(self, key: Hashable) -> int:
         """A small number standing for `key` (hashed once per discovery, not once per level)."""
         return self._keys.setdefault(key, len(self._keys))
+
+    def inside(self, cwd: str) -> Callable[[str], bool]:
+        """`is_within(target, cwd)` for the targets of kept decisions, each target's key
+        computed once per run (a resume checks the same imports for every cwd)."""
+        directory = containment_key(cwd)
+        keys = self._target_keys
+
+        def test(target: str) -> bool:
+            key = keys.get(target)
+            if key is None:
+                key = containment_key(target)
+                if len(keys) < MAX_LEVELS:
+                    keys[target] = key
+            return keys_within(key, directory)
+
+        return test
 
     def resume(self, key: int, chain: Sequence[str], decide: Decide) -> tuple[int, Level[S] | None]:
         """The deepest stored level along `chain` (the start "", then each directory down to
