@@ -192,6 +192,9 @@ def _start_and_ancestors(run: Run, setup: ClaudeSetup, loader: Loader) -> list[L
     for directory in levels[at + 1 :]:
         decided, first = len(loader.decisions), len(out)
         out += _directory_files(ctx, setup, loader, directory, skip)
+        if level is None or not prefixes.keeps(key, level, directory):
+            level = None  # nothing below a level not kept is kept: no state to take
+            continue
         kept = (*out[:first], *_with_reason(out[first:], _IN_CWD, _ANCESTOR))
         state = _Prefix(loader.snapshot(), kept)
         level = prefixes.store(

@@ -131,9 +131,8 @@ class RealDirs:
     def realpath(self, path: str) -> str:
         """`os.path.realpath(path)`, with one `lstat` for the path itself once its directory
         is known (a deep path costs `realpath` one `lstat` per component, each time)."""
-        name = os.path.basename(path)
-        if not os.path.isabs(path) or name in ("", ".", "..") or ".." in path.split(os.sep):
-            return os.path.realpath(path)
+        if not os.path.isabs(path) or path != os.path.normpath(path) or path.startswith("//"):
+            return os.path.realpath(path)  # `.`, `..`, `//`: left to `realpath`
         return self._file(path, os.path.realpath)
 
     def of_file(self, path: str) -> str:
@@ -172,9 +171,16 @@ def containment_key(path: str) -> str:
 
 def keys_within(a: str, b: str) -> bool:
     """`is_within` of the paths whose `containment_key`s are `a` and `b`."""
-    if os.path.isabs(a) and os.path.isabs(b) and not (a.startswith("//") or b.startswith("//")):
+    if (
+        os.path.isabs(a)
+        and os.path.isabs(b)
+        and not (a.startswith("//") or b.startswith("//"))
+        and "\\" not in a
+        and "\\" not in b
+    ):
         # Normalized absolute paths have no `..`: `relpath` below would say the same (POSIX
-        # keeps a leading `//`, which `relpath` reads as `/`: left to it).
+        # keeps a leading `//`, which `relpath` reads as `/`, and the client takes `\..` for
+        # a way up: both left to it).
         return a == b or a.startswith(b.rstrip(os.sep) + os.sep)
     rel = os.path.relpath(a, b) if os.path.isabs(a) == os.path.isabs(b) else a
     if rel == ".":

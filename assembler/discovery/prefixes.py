@@ -26,6 +26,7 @@ nothing use it (lint's shared reads).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 
@@ -39,6 +40,10 @@ S = TypeVar("S")
 # run stops keeping levels and discovers the rest from the root, as without it.
 MAX_LEVELS = 50_000
 MAX_HELD = 2_000_000
+# Variants of one directory built on one level (cwds that decide its imports differently):
+# each resume tries them in turn, so a root importing from each of hundreds of packages would
+# make every discovery try hundreds. Past these, the others are not kept.
+MAX_VARIANTS = 4
 
 # (target, include_external, what was decided) of one import (`loader.cwd_decision`); a
 # decision of None is never reused.
@@ -69,6 +74,7 @@ class Prefixes(Generic[S]):
         self._children: dict[tuple[int, int, str], list[Level[S]]] = {}
         self._keys: dict[Hashable, int] = {}
         self._stored = 0
+        self._kept: set[int] = set()  # idents of the levels kept (a child of one not kept is not)
         self._held = 0
         self._next = 0
         self._owner: tuple[object, ...] | None = None
@@ -125,6 +131,16 @@ class Prefixes(Generic[S]):
             found, at = level, i
         return at, found
 
+    def keeps(self, key: int, parent: Level[S], directory: str) -> bool:
+        """Whether a level after `directory` built on `parent` would be kept (so that a
+        caller takes no state for one that would not)."""
+        return (
+            parent.ident in self._kept
+            and len(self._children.get((key, parent.ident, directory), ())) < MAX_VARIANTS
+            and self._stored < MAX_LEVELS
+            and self._held < MAX_HELD
+        )
+
     def store(
         self,
         key: int,
@@ -139,13 +155,23 @@ class Prefixes(Generic[S]):
         is room; `size`: how many things its state holds. A decision about a target outside
         `directory` is the same for every cwd at or below it (outside one, outside all): only
         the others are kept to check."""
-        kept = tuple(d for d in decisions if not directory or is_within(d[0], directory))
+        # `/private` itself is the one directory whose cwds below it may fold out of it
+        # (`/private/tmp/x` is compared as `/tmp/x`): there every decision is checked.
+        checked = directory and os.path.normpath(directory).lower() != "/private"
+        kept = tuple(d for d in decisions if not checked or is_within(d[0], directory))
         level = Level(state, kept, directory, first_item, self._next)
         self._next += 1
-        if self._stored < MAX_LEVELS and self._held + size <= MAX_HELD:
+        where = (key, parent.ident if parent is not None else -1, directory)
+        variants = self._children.get(where, [])
+        if (
+            (parent is None or parent.ident in self._kept)
+            and len(variants) < MAX_VARIANTS
+            and self._stored < MAX_LEVELS
+            and self._held + size <= MAX_HELD
+        ):
             self._stored += 1
             self._held += size
-            where = (key, parent.ident if parent is not None else -1, directory)
+            self._kept.add(level.ident)
             self._children.setdefault(where, []).append(level)
         return level
 

@@ -189,3 +189,22 @@ def test_past_what_it_may_hold_a_memo_keeps_no_more_levels(
     for cwd in chain:
         _same(_discover(repo, tmp_path, cwd, shared), _discover(repo, tmp_path, cwd, None))
     assert 0 < shared.held <= 12
+
+
+def test_a_root_importing_from_every_package_keeps_a_few_variants(tmp_path: Path) -> None:
+    """Each package decides the root's imports differently: past `MAX_VARIANTS` kept
+    variants of the root's level, a package's start walks from the root, with the same
+    results (trying hundreds of variants made every start slower than walking)."""
+    from assembler.discovery import prefixes
+
+    packages = [f"p{i}" for i in range(prefixes.MAX_VARIANTS + 4)]
+    repo = git_init(tmp_path / "repo")
+    build(
+        repo,
+        {
+            "CLAUDE.md": "root\n" + "\n".join(f"@{p}/doc.md" for p in packages) + "\n",
+            **{f"{p}/doc.md": f"doc {p}\n" for p in packages},
+            **{f"{p}/CLAUDE.md": f"package {p}\n" for p in packages},
+        },
+    )
+    _check_every_order(tmp_path, repo, [repo / p for p in packages])
