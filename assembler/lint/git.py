@@ -26,7 +26,7 @@ _UNTRACKED_ARGS = ("ls-files", "-z", "--others", "--exclude-standard")
 class GitRepo:
     """One repository's tracked files and ignore rules; answers are cached for the run."""
 
-    __slots__ = ("_ignored", "_pending", "_to_ask", "_tracked", "_walks", "root")
+    __slots__ = ("_ignored", "_links", "_pending", "_to_ask", "_tracked", "_walks", "root")
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -35,6 +35,7 @@ class GitRepo:
         self._to_ask: list[str] = []  # paths `is_ignored` may be asked about, asked in one go
         self._pending: tuple[int, int] | None = None  # (pid, read end) of a prefetch
         self._walks: list[subprocess.Popen[bytes] | None] | None = None  # see `walk`
+        self._links: dict[str, bool] = {}  # directory: it or one above it is a link
 
     def prefetch(self) -> None:
         """Start `git ls-files` now so that it runs while lint reads and parses files.
@@ -190,6 +191,19 @@ class GitRepo:
             return None
         return full[len(inside) :].replace(os.sep, "/")
 
+    def _beyond_link(self, rel: str) -> bool:
+        """Whether a directory on the way to `rel` (from the root) is a symbolic link."""
+        parent = rel.rpartition("/")[0]
+        walked = []
+        while parent and parent not in self._links:
+            walked.append(parent)
+            parent = parent.rpartition("/")[0]
+        beyond = self._links.get(parent, False) if parent else False
+        for directory in reversed(walked):
+            beyond = beyond or os.path.islink(self.root / directory)
+            self._links[directory] = beyond
+        return beyond
+
     def is_tracked(self, path: Path) -> bool:
         rel = self.relative(path)
         return rel is not None and rel in self.tracked()
@@ -213,7 +227,10 @@ class GitRepo:
         return self._ignored[rel]
 
     def _check_ignore(self, names: list[str]) -> list[str]:
-        """Which of `names` git ignores (`git check-ignore --stdin`); [] when git fails."""
+        """Which of `names` git ignores (`git check-ignore --stdin`); [] when git fails. A
+        path beyond a symlinked directory (a linked rules directory) is not asked about: git
+        refuses the whole question for it ("beyond a symbolic link"), and ignores none."""
+        names = [n for n in names if not self._beyond_link(n)]
         result = self._git("check-ignore", "-z", "--stdin", stdin="".join(n + "\0" for n in names))
         if result is None or result.returncode not in (0, 1):
             return []

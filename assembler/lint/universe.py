@@ -32,9 +32,12 @@ from ..discovery.context import Discovery, Run
 from ..discovery.disk import Disk, Observer
 from ..discovery.loader import Loader
 from ..discovery.locations import within
-from ..model import Policy
+from ..model import Layer, Policy
 from ..tokens import estimate_tokens
 from .files import Machine
+
+# The layers every start of one kind loads alike (same settings, same files).
+_EVERY_START = frozenset({Layer.MANAGED, Layer.USER, Layer.MEMORY})
 
 # Files the import walk of the index reads at most (each file's imports once).
 MAX_INDEXED_IMPORTS = 10_000
@@ -67,14 +70,19 @@ class Universe:
         self._load_dirs: dict[str, set[str]] = {}  # linted file (real path) -> its load dirs
         self._anywhere: set[str] = set()  # imported files: they may load from any directory
         self._kinds: dict[tuple[object, ...], frozenset[str]] = {}  # kind -> outside sources
-        self._first_outside: dict[tuple[object, ...], dict[str, str]] = {}
+        # kind -> (what every start of it loads from the managed, user and memory layers, and
+        # the first of those saying each paragraph)
+        self._every: dict[tuple[object, ...], tuple[frozenset[str], dict[str, str]]] = {}
+        self._known: set[str] = set()  # files of those layers, in the repository or not
         self._signatures: dict[str, tuple[object, ...]] = {}
         self._kind_of: dict[Path, tuple[object, ...]] = {}
         self._checked: set[str] = set()  # source paths `check` found known
         self._aboves: dict[str, tuple[tuple[str, tuple[object, ...]], ...]] = {}
         ctx = machine.context(root)
         self._git_root = ctx.git_root if ctx is not None else None
-        if ctx is None or self._git_root is None:
+        # Starts see real paths: a root reached through a link (`/tmp` on macOS) would compare
+        # them with names they never have; then every directory is discovered.
+        if ctx is None or self._git_root is None or real(self._root_str) != self._root_str:
             self.complete = False
             return
         self._loader = Loader(Run(ctx, policy._replace(skills=False), estimate_tokens, Disk(reads)))
@@ -139,23 +147,30 @@ class Universe:
 
     def record_kind(self, cwd: Path, discovery: Discovery) -> frozenset[str]:
         """What a start of `cwd`'s kind loads from outside the repository, indexed (the
-        first start of each kind tells)."""
+        first start of each kind tells), and what it loads from the layers every start of the
+        kind loads alike (managed, user, memory: wherever the files are), with the source
+        that says each of their paragraphs first."""
         if not self.complete:
             return frozenset()
         kind = self.kind_of(cwd)
         found = self._kinds.get(kind)
         if found is None:
             outside = set()
-            first: dict[str, str] = {}  # paragraph -> the first outside source saying it
+            every = set()
+            first: dict[str, str] = {}  # paragraph -> the first such source saying it
             for source in discovery.sources:
-                real = self._real(source.path) if os.path.isabs(source.path) else None
-                if real is not None and not within(real, self._root_str):
+                real = self._real(source.path) if os.path.isabs(source.path) else source.path
+                alike = source.layer in _EVERY_START
+                if alike or not within(real, self._root_str):
                     outside.add(real)
                     self._index(real, source.content)
+                if alike:
+                    every.add(real)
                     for paragraph in self._paragraphs(source.path, source.content):
                         first.setdefault(paragraph, source.display)
             found = self._kinds[kind] = frozenset(outside)
-            self._first_outside[kind] = first
+            self._every[kind] = frozenset(every), first
+            self._known |= every
         return found
 
     def _index(self, real: str, content: str) -> None:
@@ -211,16 +226,16 @@ class Universe:
     ) -> dict[str, str] | None:
         """Which of `paragraphs` of a file (real path `me`) that loads in `cwd` another file
         loading with it repeats, each with the file that says it first, when the index can
-        tell: {} when no file that can load there holds one, those of files from outside the
-        repository when only they do (every start of `cwd`'s kind loads them, in one order);
-        None when `cwd` must be discovered to know."""
+        tell: {} when no file that can load there holds one, those of the managed, user and
+        memory layers when only they do (every start of `cwd`'s kind loads them alike, in one
+        order, wherever the files are); None when `cwd` must be discovered to know."""
         if not self.complete:
             return None
         kind = self.kind_of(cwd)
         outside = self._kinds.get(kind)
         if outside is None:
             return None  # the first start of its kind: discovered, and recorded
-        first = self._first_outside[kind]
+        every, first = self._every[kind]
         here = str(cwd)
         found: dict[str, str] = {}
         for paragraph in paragraphs:
@@ -229,10 +244,12 @@ class Universe:
                     continue
                 if owner in self._anywhere:
                     return None
-                if owner in outside:
+                if owner in every:
                     found[paragraph] = first[paragraph]
-                elif any(within(here, d) for d in self._load_dirs.get(owner, ())):
-                    return None
+                elif owner in outside or any(
+                    within(here, d) for d in self._load_dirs.get(owner, ())
+                ):
+                    return None  # loaded from outside by this start's own files, or maybe
         return found
 
     def check(self, discovery: Discovery) -> None:
@@ -245,7 +262,7 @@ class Universe:
                 continue
             real = self._real(source.path)
             if within(real, self._root_str) and not (
-                real in self._load_dirs or real in self._anywhere
+                real in self._load_dirs or real in self._anywhere or real in self._known
             ):
                 self.complete = False
                 return
