@@ -20,6 +20,7 @@ from .. import codes
 from ..discovery.context import Context, Discovery, Run, ancestors
 from ..discovery.loader import Loaded, Loader, LoaderState, cwd_decision, text_source
 from ..discovery.locations import is_within
+from ..discovery.prefixes import Prefixes
 from ..discovery.rules import RuleSet, load_rules
 from ..discovery.settings import (
     MANAGED_SETTINGS_DISPLAY,
@@ -66,10 +67,13 @@ class ClaudeCode:
 
     def discover(self, run: Run) -> Discovery:
         prefixes = run.prefixes
+        if prefixes is not None and not prefixes.serves(
+            (run.policy, run.context.environ, run.counter)
+        ):
+            prefixes = None  # another run's: not shared
         setup = (
             read_setup_shared(run.context, run.disk, prefixes.memo)
             if prefixes is not None
-            and prefixes.serves((run.policy, run.context.environ, run.counter))
             else read_setup(run.context, run.disk)
         )
         excludes = exclude_matcher(setup.settings.excludes, run.disk)
@@ -83,7 +87,7 @@ class ClaudeCode:
             )
         for path, problem in setup.settings.problems:
             loader.note(codes.SETTINGS_INVALID, path, problem)
-        out = _start_and_ancestors(run, setup, loader)
+        out = _start_and_ancestors(run, setup, loader, prefixes)
         memory = _auto_memory(run.context, setup, loader)
         if memory is not None:
             out.append(memory)
@@ -157,33 +161,33 @@ def _user(setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
     return out + load_rules(loader, rules, conditional=False)
 
 
-def _start_and_ancestors(run: Run, setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
-    """The managed and user layers, then every directory from the root down to cwd; when the
-    run shares `prefixes`, resumed from the deepest directory above whose state holds for
-    this cwd (`discovery.prefixes`), and each level kept for the next discovery."""
+def _start_and_ancestors(
+    run: Run, setup: ClaudeSetup, loader: Loader, prefixes: Prefixes[_Prefix] | None
+) -> list[Loaded]:
+    """The managed and user layers, then every directory from the root down to cwd; with
+    shared `prefixes`, resumed from the deepest directory above whose state holds for this
+    cwd (`discovery.prefixes`), and each level kept for the next discovery."""
     ctx = run.context
-    prefixes = run.prefixes
-    chain = ancestors(ctx.cwd)
-    skip = _nested_worktree_skip(ctx)
-    if prefixes is None or not prefixes.serves((run.policy, ctx.environ, run.counter)):
-        out = [*_managed(run, setup, loader), *_user(setup, loader)]
-        for directory in chain:
-            out += _directory_files(ctx, setup, loader, directory, skip)
-        return out
-    key = prefixes.key(
-        (ctx.home, ctx.managed_dir, ctx.git_root, ctx.canonical_root, ctx.project_root, setup)
-    )
     cwd = str(ctx.cwd)
-    levels = ["", *chain]
-    inside = prefixes.inside(cwd)
-    at, level = prefixes.resume(
-        key, levels, lambda target, external: cwd_decision(target, cwd, external, inside(target))
-    )
+    levels = ["", *ancestors(ctx.cwd)]
+    skip = _nested_worktree_skip(ctx)
+    key, at, level = 0, -1, None
+    if prefixes is not None:
+        key = prefixes.key(
+            (ctx.home, ctx.managed_dir, ctx.git_root, ctx.canonical_root, ctx.project_root, setup)
+        )
+        inside = prefixes.inside(cwd)
+        at, level = prefixes.resume(
+            key,
+            levels,
+            lambda target, external: cwd_decision(target, cwd, external, inside(target)),
+        )
     if level is None:
         out = [*_managed(run, setup, loader), *_user(setup, loader)]
-        state = _Prefix(loader.snapshot(), tuple(out))
-        level = prefixes.store(key, None, state, loader.decisions, "", 0, state.size)
         at = 0
+        if prefixes is not None and prefixes.keeps(key, None, ""):
+            state = _Prefix(loader.snapshot(), tuple(out))
+            level = prefixes.store(key, None, state, loader.decisions, "", 0, state.size)
     else:
         loader.restore(level.state.loader)
         out = list(level.state.out)
@@ -192,7 +196,7 @@ def _start_and_ancestors(run: Run, setup: ClaudeSetup, loader: Loader) -> list[L
     for directory in levels[at + 1 :]:
         decided, first = len(loader.decisions), len(out)
         out += _directory_files(ctx, setup, loader, directory, skip)
-        if level is None or not prefixes.keeps(key, level, directory):
+        if prefixes is None or level is None or not prefixes.keeps(key, level, directory):
             level = None  # nothing below a level not kept is kept: no state to take
             continue
         kept = (*out[:first], *_with_reason(out[first:], _IN_CWD, _ANCESTOR))

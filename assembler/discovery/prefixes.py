@@ -73,7 +73,6 @@ class Prefixes(Generic[S]):
     def __init__(self) -> None:
         self._children: dict[tuple[int, int, str], list[Level[S]]] = {}
         self._keys: dict[Hashable, int] = {}
-        self._stored = 0
         self._kept: set[int] = set()  # idents of the levels kept (a child of one not kept is not)
         self._held = 0
         self._next = 0
@@ -131,14 +130,15 @@ class Prefixes(Generic[S]):
             found, at = level, i
         return at, found
 
-    def keeps(self, key: int, parent: Level[S], directory: str) -> bool:
-        """Whether a level after `directory` built on `parent` would be kept (so that a
-        caller takes no state for one that would not)."""
+    def keeps(self, key: int, parent: Level[S] | None, directory: str, size: int = 0) -> bool:
+        """Whether a level after `directory` built on `parent` (None: the start) holding
+        `size` things would be kept: a caller asks before it takes the state of one."""
+        parent_ident = -1 if parent is None else parent.ident
         return (
-            parent.ident in self._kept
-            and len(self._children.get((key, parent.ident, directory), ())) < MAX_VARIANTS
-            and self._stored < MAX_LEVELS
-            and self._held < MAX_HELD
+            (parent is None or parent_ident in self._kept)
+            and len(self._children.get((key, parent_ident, directory), ())) < MAX_VARIANTS
+            and len(self._kept) < MAX_LEVELS
+            and self._held + size <= MAX_HELD
         )
 
     def store(
@@ -161,17 +161,10 @@ class Prefixes(Generic[S]):
         kept = tuple(d for d in decisions if not checked or is_within(d[0], directory))
         level = Level(state, kept, directory, first_item, self._next)
         self._next += 1
-        where = (key, parent.ident if parent is not None else -1, directory)
-        variants = self._children.get(where, [])
-        if (
-            (parent is None or parent.ident in self._kept)
-            and len(variants) < MAX_VARIANTS
-            and self._stored < MAX_LEVELS
-            and self._held + size <= MAX_HELD
-        ):
-            self._stored += 1
+        if self.keeps(key, parent, directory, size):
             self._held += size
             self._kept.add(level.ident)
+            where = (key, -1 if parent is None else parent.ident, directory)
             self._children.setdefault(where, []).append(level)
         return level
 

@@ -225,7 +225,7 @@ class ContextChecker:
         return self._assemblies[cwd]
 
     def shared_reads(self) -> _SharedReads:
-        """From the second directory on, each file is read and parsed once per run."""
+        """What the run's discoveries share: each file read and parsed once per run."""
         if self._reads is None:
             from ..discovery.cache import ReadCache
 
@@ -272,7 +272,7 @@ class ContextChecker:
         me = self._real(str(info.path))
         mine = list(_paragraphs(body))
         others = (
-            self._universe.outside_duplicates(info.load_dir, me, (p for _, p in mine))
+            self._universe.indexed_duplicates(info.load_dir, me, (p for _, p in mine))
             if self._universe is not None
             else None
         )

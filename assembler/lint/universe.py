@@ -221,7 +221,7 @@ class Universe:
             signature = self._signatures[directory] = tuple(parts)
         return signature
 
-    def outside_duplicates(
+    def indexed_duplicates(
         self, cwd: Path, me: str, paragraphs: Iterable[str]
     ) -> dict[str, str] | None:
         """Which of `paragraphs` of a file (real path `me`) that loads in `cwd` another file
