@@ -81,6 +81,10 @@ class FileRole(NamedTuple):
 #   `default_policy` (default: the client's name, a built-in policy in `policies/`): the
 #     policy it runs with when only the client is named (`explain --client NAME`, `--policy
 #     all`): a built-in policy's name or a policy TOML path.
+#   `follows_imports_outside_cwd(run)` (default: False): True when the agent started in the
+#     run's cwd follows an `@import` of a file outside that directory (Claude Code: when
+#     external imports are approved for the project). Lint asks it before discovering a
+#     deeper start for the imports it drops (CTX207): such a start drops none for that.
 
 
 def is_repository_agent(client: Client) -> bool:
@@ -109,6 +113,13 @@ def file_checks(client: Client) -> Callable[[Path, str], Sequence[FileNote]] | N
     None. An attribute look-up: `isinstance` against the protocol costs more than the check."""
     check = getattr(client, "check_file", None)
     return check if callable(check) else None
+
+
+def follows_imports_outside_cwd(client: Client, run: Run) -> bool:
+    """Whether `client` started in `run`'s cwd follows imports outside it (optional member
+    `follows_imports_outside_cwd`; without it, lint must discover the start to know)."""
+    ask = getattr(client, "follows_imports_outside_cwd", None)
+    return callable(ask) and ask(run) is True
 
 
 def default_policy(client: Client) -> str:

@@ -66,16 +66,8 @@ class ClaudeCode:
         return {NAME: first_user_message}
 
     def discover(self, run: Run) -> Discovery:
-        prefixes = run.prefixes
-        if prefixes is not None and not prefixes.serves(
-            (run.policy, run.context.environ, run.counter)
-        ):
-            prefixes = None  # another run's: not shared
-        setup = (
-            read_setup_shared(run.context, run.disk, prefixes.memo)
-            if prefixes is not None
-            else read_setup(run.context, run.disk)
-        )
+        prefixes = _shared(run)
+        setup = _setup(run, prefixes)
         excludes = exclude_matcher(setup.settings.excludes, run.disk)
         loader = Loader(run, exclude=excludes.excluded)
         origin = dict(zip(setup.settings.excludes, setup.settings.exclude_files, strict=True))
@@ -107,6 +99,9 @@ class ClaudeCode:
             setup,
         )
 
+    def follows_imports_outside_cwd(self, run: Run) -> bool:
+        return _setup(run, _shared(run)).include_external
+
     def touch(
         self, run: Run, state: object, target: Path, already: Collection[str]
     ) -> Discovery | None:
@@ -137,6 +132,21 @@ CLIENT = ClaudeCode()
 
 
 # --- discovery, in the client's order -----------------------------------------------------
+
+
+def _shared(run: Run) -> Prefixes[_Prefix] | None:
+    """The run's shared prefixes when they are this client's under this run's policy."""
+    prefixes = run.prefixes
+    if prefixes is not None and not prefixes.serves((run.policy, run.context.environ, run.counter)):
+        return None  # another run's: not shared
+    return prefixes
+
+
+def _setup(run: Run, prefixes: Prefixes[_Prefix] | None) -> ClaudeSetup:
+    """The settings and approval of the run's start (kept per run with shared prefixes)."""
+    if prefixes is not None:
+        return read_setup_shared(run.context, run.disk, prefixes.memo)
+    return read_setup(run.context, run.disk)
 
 
 def _managed(run: Run, setup: ClaudeSetup, loader: Loader) -> list[Loaded]:

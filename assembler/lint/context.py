@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import codes
 from ..clients import registry
-from ..clients.base import Client, FileKind, notes_at_start
+from ..clients.base import Client, FileKind, follows_imports_outside_cwd, notes_at_start
 from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
@@ -79,6 +79,7 @@ class ContextChecker:
         self._links: dict[str, bool] = {}
         self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
         self._loaded_in: dict[Path, frozenset[str]] = {}
+        self._drops: dict[Path, bool] = {}
         self._universe: Universe | None = None
         self._indexing: Universe | None = None  # between `start_index` and `finish_index`
         self._start_dirs: dict[GitRepo, StartDirs] = {}
@@ -150,18 +151,30 @@ class ContextChecker:
         ctx = self.machine.context(cwd)
         if ctx is None:
             return None
+        run = Run(ctx, policy or self._discovery_policy, estimate_tokens, Disk(observer), prefixes)
         try:
-            return (client or self.client).discover(
-                Run(
-                    ctx,
-                    policy or self._discovery_policy,
-                    estimate_tokens,
-                    Disk(observer),
-                    prefixes,
-                )
-            )
+            return (client or self.client).discover(run)
         except AssemblerError:
             return None
+
+    def _drops_outside(self, cwd: Path) -> bool:
+        """Whether the agent started in `cwd` may drop an import outside it (asked of the
+        client before a discovery: with external imports approved, Claude Code drops none)."""
+        found = self._drops.get(cwd)
+        if found is None:
+            from ..errors import AssemblerError
+
+            ctx = self.machine.context(cwd)
+            found = False  # no agent starts there
+            if ctx is not None:
+                reads = Disk(self.shared_reads())
+                run = Run(ctx, self._discovery_policy, estimate_tokens, reads, self._prefixes)
+                try:
+                    found = not follows_imports_outside_cwd(self.client, run)
+                except AssemblerError:
+                    found = True  # unknown: its discovery tells
+            self._drops[cwd] = found
+        return found
 
     def memory_files(self, cwd: Path) -> list[Path]:
         """The auto memory index the client loads at start in `cwd` (it lives outside the
@@ -334,6 +347,7 @@ class ContextChecker:
                 d
                 for d in deeper
                 if not is_within(target, str(d))
+                and self._drops_outside(d)
                 and me & (loaded := self._loaded(d))
                 and target not in loaded
                 and self._real(target) not in loaded

@@ -361,6 +361,33 @@ def test_ctx207_import_dropped_for_a_deeper_start(tmp_path: Path) -> None:
     )
 
 
+def test_ctx207_not_for_a_start_that_approves_external_imports(tmp_path: Path) -> None:
+    """With external imports approved for the project, no start drops an import for being
+    outside it: a deeper start that leaves the imported file out by its own settings
+    (`claudeMdExcludes`) drops it for that reason, which CTX207's advice does not fix."""
+    excludes = json.dumps({"claudeMdExcludes": ["**/AGENTS.md"]})
+    repo = make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "@AGENTS.md\n",
+            "repo/AGENTS.md": "agents",
+            "repo/pkg/CLAUDE.md": "pkg",
+            "repo/pkg/.claude/settings.json": excludes,
+            "repo/web/CLAUDE.md": "web",
+        },
+    )
+    _git(repo, "add", "-A")
+    where = {"base": repo, "home": tmp_path / "h", "managed_dir": tmp_path / "m", "environ": {}}
+    unapproved = lint(["CLAUDE.md"], **where)  # type: ignore[arg-type]
+    assert [f.message.split(" (")[0] for f in unapproved.findings] == [
+        "@AGENTS.md is dropped when the agent starts in pkg/, web/"
+    ]
+    approval = {"projects": {str(repo): {"hasClaudeMdExternalIncludesApproved": True}}}
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h/.claude.json").write_text(json.dumps(approval), encoding="utf-8")
+    assert lint(["CLAUDE.md"], **where).findings == ()  # type: ignore[arg-type]
+
+
 def test_ctx305_dead_glob(tmp_path: Path) -> None:
     rule = "---\npaths:\n  - src/**/*.ts\n  - web/**\n---\nrule\n"
     repo = make(
