@@ -93,6 +93,7 @@ def cold(runs: int) -> Check:
 
 def throughput() -> list[Check]:
     from assembler.lint import is_instruction_file, lint
+    from assembler.parsing.parse import forget
 
     mono = generate()
     files = sorted(
@@ -119,11 +120,18 @@ def throughput() -> list[Check]:
     row("lint: all files in one process", f"{ms(elapsed)} ({len(files) / elapsed:,.0f} files/s)")
     row("plain read of the same files", f"{ms(floor)} ({len(files) / floor:,.0f} files/s)")
     row("ratio lint / plain read", f"{elapsed / floor:.0f}x")
-    start = time.perf_counter()
-    whole = lint([], base=mono.repo, home=mono.home, managed_dir=mono.managed, environ={})
-    elapsed = time.perf_counter() - start
+    runs = []
+    for _ in range(3):  # each a first parse, as in a fresh process: the parse memo emptied
+        forget()
+        start = time.perf_counter()
+        whole = lint([], base=mono.repo, home=mono.home, managed_dir=mono.managed, environ={})
+        runs.append(time.perf_counter() - start)
+    elapsed = min(runs)
     count = len(whole.files)
-    row("whole-repository lint, one process", f"{ms(elapsed)} ({count / elapsed:,.0f} files/s)")
+    row(
+        "whole-repository lint, one process (best of 3, each parsing anew)",
+        f"{ms(elapsed)} ({count / elapsed:,.0f} files/s)",
+    )
     row("whole-repository lint findings", f"{len(whole.findings):,}")
     checks = [
         Check(  # 2,000 files/s (issue 13): half a millisecond a file

@@ -114,14 +114,14 @@ class ClaudeCode:
         parts = path.parts
         if ".claude" in parts[:-1]:
             at = len(parts) - 1 - parts[::-1].index(".claude")
-            dot_claude = Path(*parts[: at + 1])
             inside = parts[at + 1 :]
+            project = path.parents[len(inside)]  # the directory holding `.claude`
             if inside[:1] == ("rules",) and len(inside) > 1:
-                return FileRole(FileKind.RULE, dot_claude.parent)
+                return FileRole(FileKind.RULE, project)
             if inside == ("CLAUDE.local.md",):
-                return FileRole(FileKind.NEVER_LOADED, dot_claude.parent)
+                return FileRole(FileKind.NEVER_LOADED, project)
             if inside == ("CLAUDE.md",):
-                return FileRole(FileKind.INSTRUCTIONS, dot_claude.parent)
+                return FileRole(FileKind.INSTRUCTIONS, project)
         if path.name == "MEMORY.md":
             return FileRole(FileKind.MEMORY, path.parent)
         kind = _FILE_NAMES.get(path.name)

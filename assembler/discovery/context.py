@@ -86,7 +86,7 @@ def build_context(
     `real_dirs` the real paths of directories and `canonical_roots` each git root's main
     repository root."""
     try:
-        if real_dirs is not None and os.path.isabs(cwd) and ".." not in Path(cwd).parts:
+        if real_dirs is not None and os.path.isabs(cwd) and not _goes_up(str(cwd)):
             real = Path(real_dirs.of(os.path.normpath(cwd)))
         else:
             real = Path(disk.realpath(str(cwd), strict=True))
@@ -115,6 +115,11 @@ def build_context(
         canonical_root=canonical,
         project_root=git_root or real,
     )
+
+
+def _goes_up(path: str) -> bool:
+    """Whether `path` has a `..` part (either separator where the system has two)."""
+    return ".." in path.replace(os.altsep or os.sep, os.sep).split(os.sep)
 
 
 def ancestors(cwd: Path) -> list[str]:

@@ -173,7 +173,12 @@ def _other_files(
     prefix = "" if base in ("", ".") else base + "/"
     for name in ignored_names:
         path = repo.root / name
-        if name.startswith(prefix) and _IGNORED_BUT_READ.match(name) and path not in have | found:
+        if (
+            name.startswith(prefix)
+            and _IGNORED_BUT_READ.match(name)
+            and path not in have
+            and path not in found
+        ):
             found.add(path)
             ignored.append(path)
     return sorted(found)
@@ -308,14 +313,16 @@ def lint(
         whole_tree = not files and cwd is None
         stopped: list[Path] = []
         ignored: list[Path] = []
-        context = ContextChecker(policy, machine, request.max_tokens or 0)
+        wanted = frozenset(code for code, level in levels.items() if level is not None)
+        context = ContextChecker(policy, machine, request.max_tokens or 0, wanted)
         memory: list[Path] = []
         if whole_tree:
             paths = _index_whole_tree(here, repos.of(here), context, stopped, ignored, memory)
         else:
             paths = _given(files, here, stopped, repos, ignored)
         many = not whole_tree and len(paths) >= INDEX_FROM_FILES
-        if many and (repo := repos.of(here)) is not None:
+        indexes = codes.DUPLICATE.code in wanted  # the index is for duplicates only
+        if many and indexes and (repo := repos.of(here)) is not None:
             # Many files given (`pre-commit run --all-files`): index the whole repository as
             # whole-repository lint does; each result is the same, only found sooner.
             unlisted: list[Path] = []
@@ -496,6 +503,12 @@ def _links_to_instruction_file(path: Path) -> bool:
 
 
 def _shown(path: Path, here: Path) -> str:
+    """`path` relative to `here` when it is below it (`Path.relative_to`; by its string when
+    that starts with `here`'s, the common case, which costs less)."""
+    full, base = str(path), str(here)
+    inside = base if base.endswith(os.sep) else base + os.sep
+    if full.startswith(inside):
+        return full[len(inside) :].replace(os.sep, "/")
     try:
         return path.relative_to(here).as_posix()
     except ValueError:

@@ -13,7 +13,7 @@ import itertools
 import os
 import re
 import time
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Container, Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -59,13 +59,23 @@ def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
 
 
 _NAMED_STARTS = 10  # deeper directories CTX207 names (the rest are counted)
+_EVERY_CODE = frozenset(code.code for code in codes.LINT_CODES)
 
 
 class ContextChecker:
-    """Assembles the context of a directory once per run and checks files against it."""
+    """Assembles the context of a directory once per run and checks files against it.
+    `wanted`: the codes the run reports; a check whose code is not among them does no work
+    (without `CTX502`, the repository is not indexed either)."""
 
-    def __init__(self, policy: Policy, machine: Machine, max_tokens: int) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        machine: Machine,
+        max_tokens: int,
+        wanted: Container[str] = _EVERY_CODE,
+    ) -> None:
         self.policy = policy
+        self._wanted = wanted
         # What loads at start, for comparing files: the skills index is not a file.
         self._discovery_policy = policy._replace(skills=False)
         self.client = registry.get(policy.client)
@@ -96,6 +106,8 @@ class ContextChecker:
         self.finish_index(complete)
 
     def start_index(self, root: Path) -> None:
+        if codes.DUPLICATE.code not in self._wanted:
+            return  # the index is for duplicates only
         recording = _Recording(self.shared_reads())
         root_discovery = self._discover(root, recording)
         self._indexing = Universe(
@@ -105,7 +117,8 @@ class ContextChecker:
 
     def index_files(self, paths: Iterable[Path]) -> None:
         universe = self._indexing
-        assert universe is not None, "start_index first"
+        if universe is None:
+            return  # not indexing: duplicates are not checked
         for path in paths:
             role = self.client.classify(path)
             loads = role is not None and role.kind in LOADS_AT_START
@@ -113,7 +126,8 @@ class ContextChecker:
 
     def finish_index(self, complete: bool) -> None:
         universe = self._indexing
-        assert universe is not None, "start_index first"
+        if universe is None:
+            return
         universe.finish()
         universe.complete = universe.complete and complete
         self._universe = universe if universe.complete else None
@@ -280,7 +294,7 @@ class ContextChecker:
 
     def duplicates(self, info: FileInfo, lines: Lines, body: str) -> list[Finding]:
         """Paragraphs of this file that another file loading with it already says."""
-        if not self.applies(info):
+        if codes.DUPLICATE.code not in self._wanted or not self.applies(info):
             return []
         me = self._real(str(info.path))
         mine = list(_paragraphs(body))
@@ -321,7 +335,12 @@ class ContextChecker:
     ) -> list[Finding]:
         """Imports that an agent started in a deeper directory with its own instructions drops:
         the deeper start loads this file but not what it imports (as its discovery shows)."""
-        if not self.applies(info) or repo is None or not info.load_dir.is_dir():
+        if (
+            codes.IMPORT_DEEPER_START.code not in self._wanted
+            or not self.applies(info)
+            or repo is None
+            or not info.load_dir.is_dir()
+        ):
             return []
         text = lines.text
         real_dir = os.path.dirname(self._real(str(info.path)))
@@ -374,7 +393,7 @@ class ContextChecker:
     def over_budget(self, cwd: Path, shown_base: Path) -> list[Finding]:
         """The whole context of `cwd` against the token budget (policy or --max-tokens)."""
         budget = self.max_tokens or self.policy.limits.max_tokens
-        if not budget:
+        if not budget or codes.OVER_BUDGET.code not in self._wanted:
             return []
         assembly = self.assembly(cwd)
         total = assembly.counter(assembly.text)

@@ -200,7 +200,7 @@ class GitRepo:
             parent = parent.rpartition("/")[0]
         beyond = self._links.get(parent, False) if parent else False
         for directory in reversed(walked):
-            beyond = beyond or os.path.islink(self.root / directory)
+            beyond = beyond or os.path.islink(os.path.join(self.root, directory))
             self._links[directory] = beyond
         return beyond
 

@@ -8,11 +8,13 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assembler.codes import LINT_CODES
 from assembler.lint import LintError, lint
+from assembler.lint.context import ContextChecker
 from assembler.model import Severity
 from tests.helpers.trees import Link, build, git_init, machine
 
@@ -386,6 +388,48 @@ def test_ctx207_not_for_a_start_that_approves_external_imports(tmp_path: Path) -
     (tmp_path / "h").mkdir()
     (tmp_path / "h/.claude.json").write_text(json.dumps(approval), encoding="utf-8")
     assert lint(["CLAUDE.md"], **where).findings == ()  # type: ignore[arg-type]
+
+
+def test_whole_context_checks_turned_off_do_no_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--ignore CTX502,CTX207,CTX601` (or a `--select` without them) gives the other findings
+    unchanged, and lint discovers no directory for those checks: only the repository's own
+    start, for its auto memory index (counted by wrapping the real discovery)."""
+    shared = "A paragraph long enough to count as one, said in two files that load together."
+    repo = make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": f"@AGENTS.md\n\n{shared}\n",
+            "repo/AGENTS.md": "agents",
+            "repo/pkg/CLAUDE.md": f"{shared}\n\nsee @gone.md\n",
+            "repo/web/app/CLAUDE.md": "web app",
+        },
+    )
+    _git(repo, "add", "-A")
+    where = {"base": repo, "max_tokens": 20, **machine(tmp_path)}
+    discovered: list[Path] = []
+    real_discover = ContextChecker._discover
+
+    def counted(self: ContextChecker, cwd: Path, *args: Any, **kwargs: Any) -> Any:
+        if len(args) < 2:  # the policy's client (Codex discovers for its AGENTS.md notes)
+            discovered.append(cwd)
+        return real_discover(self, cwd, *args, **kwargs)
+
+    monkeypatch.setattr(ContextChecker, "_discover", counted)
+    whole = lint([], **where)
+    context_codes = {"CTX502", "CTX207", "CTX601"}
+    assert context_codes <= {f.code for f in whole.findings}
+    assert len(discovered) > 1
+    discovered.clear()
+    fewer = lint([], ignore=sorted(context_codes), **where)
+    assert fewer.findings == tuple(f for f in whole.findings if f.code not in context_codes)
+    assert fewer.findings  # CTX201 for @gone.md is still there
+    assert discovered == [repo]
+    discovered.clear()
+    selected = lint([], select=["CTX201"], **where)
+    assert [f.code for f in selected.findings] == ["CTX201"]
+    assert discovered == [repo]
 
 
 def test_ctx305_dead_glob(tmp_path: Path) -> None:
