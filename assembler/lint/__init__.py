@@ -24,7 +24,15 @@ from ..model import Policy, Severity
 from ..policy import resolve_policy
 from ..request import Options, PathLike, Request, checked_path, checked_paths
 from .context import ContextChecker
-from .files import FileChecker, FileInfo, Finding, Machine, classify, is_instruction_file
+from .files import (
+    FileChecker,
+    FileInfo,
+    Finding,
+    Machine,
+    classify,
+    is_instruction_file,
+    relative_shown,
+)
 from .git import GitRepo
 
 _SUPPRESS = re.compile(r"<!--\s*ctxasm:\s*(disable(?:-next-line)?)\s*=\s*([A-Za-z0-9_,\s]+?)\s*-->")
@@ -332,7 +340,7 @@ def lint(
         findings = _leveled(
             (
                 Finding(
-                    _shown(top, here),
+                    relative_shown(top, here),
                     1,
                     1,
                     codes.FINDINGS_CAPPED.code,
@@ -351,7 +359,7 @@ def lint(
         for path in paths:
             if _links_to_instruction_file(path):
                 continue  # its target is linted under its own name: report each problem once
-            info = classify(path, _shown(path, here), context.client)
+            info = classify(path, relative_shown(path, here), context.client)
             repo = repos.of(path.parent)
             if repo not in checkers:
                 checkers[repo] = FileChecker(policy, machine, repo, context.shared_reads())
@@ -411,7 +419,9 @@ def _given(
     paths = []
     for path in (Path(os.path.abspath(here / f)) for f in files):
         if not os.path.lexists(path):
-            raise LintError(f"{_shown(path, here)}: no such file; pass existing instruction files")
+            raise LintError(
+                f"{relative_shown(path, here)}: no such file; pass existing instruction files"
+            )
         if path.is_symlink() and path.is_dir() and _holds_instruction_files(path.as_posix()):
             paths += _walk(path, Path(path.anchor), stopped, RULES_MAX_FILES)
         elif path.is_dir() and not path.is_symlink() and not is_instruction_file(path.name):
@@ -449,9 +459,9 @@ def _finish(
     memory: Sequence[Path] = (),
 ) -> LintResult:
     kept = sorted(set(_leveled(findings, levels)), key=_position)
-    shown_ignored = tuple(sorted(_shown(p, here) for p in ignored))
-    shown_memory = tuple(_shown(p, here) for p in memory)
-    files = tuple(_shown(p, here) for p in paths)
+    shown_ignored = tuple(sorted(relative_shown(p, here) for p in ignored))
+    shown_memory = tuple(relative_shown(p, here) for p in memory)
+    files = tuple(relative_shown(p, here) for p in paths)
     return LintResult(tuple(kept), files, shown_ignored, shown_memory)
 
 
@@ -500,16 +510,3 @@ def _links_to_instruction_file(path: Path) -> bool:
         return False
     real = Path(os.path.realpath(path))
     return real.is_file() and is_instruction_file(real.as_posix())
-
-
-def _shown(path: Path, here: Path) -> str:
-    """`path` relative to `here` when it is below it (`Path.relative_to`; by its string when
-    that starts with `here`'s, the common case, which costs less)."""
-    full, base = str(path), str(here)
-    inside = base if base.endswith(os.sep) else base + os.sep
-    if full.startswith(inside):
-        return full[len(inside) :].replace(os.sep, "/")
-    try:
-        return path.relative_to(here).as_posix()
-    except ValueError:
-        return path.as_posix()

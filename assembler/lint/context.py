@@ -29,7 +29,7 @@ from ..model import Layer, Policy, Reason
 from ..parsing.imports import iter_imports
 from ..parsing.parse import CLIENT, parse
 from ..tokens import estimate_tokens
-from .files import FileInfo, Finding, Lines, Machine, Positions
+from .files import FileInfo, Finding, Lines, Machine, Positions, relative_shown
 from .git import GitRepo
 from .universe import Universe
 
@@ -162,14 +162,26 @@ class ContextChecker:
         `prefixes`: shared with the other discoveries of the run (only with quiet reads)."""
         from ..errors import AssemblerError
 
-        ctx = self.machine.context(cwd)
-        if ctx is None:
+        run = self._run(cwd, observer, policy, prefixes)
+        if run is None:
             return None
-        run = Run(ctx, policy or self._discovery_policy, estimate_tokens, Disk(observer), prefixes)
         try:
             return (client or self.client).discover(run)
         except AssemblerError:
             return None
+
+    def _run(
+        self,
+        cwd: Path,
+        observer: Observer | None,
+        policy: Policy | None = None,
+        prefixes: Prefixes[Any] | None = None,
+    ) -> Run | None:
+        """A discovery run started in `cwd` (None when no agent can start there)."""
+        ctx = self.machine.context(cwd)
+        if ctx is None:
+            return None
+        return Run(ctx, policy or self._discovery_policy, estimate_tokens, Disk(observer), prefixes)
 
     def _drops_outside(self, cwd: Path) -> bool:
         """Whether the agent started in `cwd` may drop an import outside it (asked of the
@@ -178,11 +190,9 @@ class ContextChecker:
         if found is None:
             from ..errors import AssemblerError
 
-            ctx = self.machine.context(cwd)
+            run = self._run(cwd, self.shared_reads(), prefixes=self._prefixes)
             found = False  # no agent starts there
-            if ctx is not None:
-                reads = Disk(self.shared_reads())
-                run = Run(ctx, self._discovery_policy, estimate_tokens, reads, self._prefixes)
+            if run is not None:
                 try:
                     found = not follows_imports_outside_cwd(self.client, run)
                 except AssemblerError:
@@ -410,11 +420,11 @@ class ContextChecker:
         anchor = own[0] if own else str(cwd)
         return [
             Finding(
-                _relative(anchor, shown_base),
+                relative_shown(anchor, shown_base),
                 1,
                 1,
                 codes.OVER_BUDGET.code,
-                f"the context for {_relative(str(cwd), shown_base)}/ is {total:,} tokens, over the "
+                f"the context for {relative_shown(str(cwd), shown_base)}/ is {total:,} tokens, over the "
                 f"{budget:,}-token budget: shorten the largest sources: {names}",
             )
         ]
@@ -453,13 +463,6 @@ class _Recording(_SharedReads):
     @property
     def seen(self) -> list[str]:
         return [p for p in self._seen if os.path.normpath(p) not in self._sources]
-
-
-def _relative(path: str, base: Path) -> str:
-    try:
-        return Path(path).relative_to(base).as_posix()
-    except ValueError:
-        return path
 
 
 def _load_dir(client: Client, path: Path) -> Path | None:

@@ -49,6 +49,14 @@ _OTHER_AGENTS = re.compile(r"(?:^|/)(?:AGENTS\.md|GEMINI\.md)$")
 Add = Callable[[int, int, Code, str], None]
 
 
+def relative_shown(path: str | Path, base: Path) -> str:
+    """`path` as lint shows it: relative to `base` when below it, `/`-separated."""
+    try:
+        return Path(path).relative_to(base).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
 class Finding(NamedTuple):
     path: str
     line: int
