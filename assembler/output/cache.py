@@ -189,14 +189,31 @@ def snapshot_data(snapshot: Snapshot) -> dict[str, Any]:
 def _tier_state(item: Mapping[str, Any]) -> TierState:
     point = item.get("breakpoint")
     ttl = TTL(point["ttl"]) if point else None
-    tokens = item["tokens"]
-    if not isinstance(item["name"], str) or not isinstance(item["sha256"], str):
-        raise TypeError("name and sha256 must be strings")
-    if type(tokens) is not int or tokens < 0:
-        raise TypeError("tokens must be a non-negative integer")
-    return TierState(
-        item["name"], tokens, item["sha256"], ttl, point.get("scope") if point else None
-    )
+    scope = point.get("scope") if point else None
+    if scope is not None and not isinstance(scope, str):
+        raise TypeError("a breakpoint's scope must be a string")
+    return TierState(_text(item, "name"), _count(item, "tokens"), _text(item, "sha256"), ttl, scope)
+
+
+# The largest count a snapshot may hold. No run counts that many tokens; the bound keeps every
+# count a float holds exactly (costs are computed in floats), whatever a snapshot says.
+MAX_COUNT = 2**53
+
+
+def _count(data: Mapping[str, Any], key: str) -> int:
+    """`data[key]`, a whole number from 0 to `MAX_COUNT`: not a float (`1e999`, `NaN` and
+    `Infinity` are floats to Python's json), not a boolean."""
+    value = data[key]
+    if type(value) is not int or not 0 <= value <= MAX_COUNT:
+        raise TypeError(f"{key} must be a whole number from 0 to 2**53")
+    return value
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    value = data[key]
+    if not isinstance(value, str):
+        raise TypeError(f"{key} must be a string")
+    return value
 
 
 # A snapshot lists a few tiers; anything this large is not one.
@@ -226,17 +243,18 @@ def load_snapshot(path: str | os.PathLike[str]) -> Snapshot:
         ) from None
     except ValueError as err:
         raise CacheError(f"{path}: not a JSON snapshot ({err}); recreate it with --save") from None
-    if not isinstance(data, dict) or data.get("version") != SNAPSHOT_VERSION:
+    version = data.get("version") if isinstance(data, dict) else None
+    if type(version) is not int or version != SNAPSHOT_VERSION:
         raise CacheError(
             f"{path}: not a version-{SNAPSHOT_VERSION} ctxasm snapshot; recreate it with --save"
         )
     try:
         return Snapshot(
             tuple(_tier_state(item) for item in data["tiers"]),
-            str(data["static_sha256"]),
-            str(data["prompt_cache_key"]),
-            int(data["min_tokens"]),
-            int(data["slots"]),
+            _text(data, "static_sha256"),
+            _text(data, "prompt_cache_key"),
+            _count(data, "min_tokens"),
+            _count(data, "slots"),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise CacheError(f"{path}: malformed snapshot ({err}); recreate it with --save") from None

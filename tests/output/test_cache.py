@@ -212,3 +212,47 @@ def test_what_cache_says_before_and_after_its_work(tmp_path: Path) -> None:
         cli, ["cache", str(repo), *machine, "--touch", str(repo / "gone.py")]
     )
     assert f"ctxasm: warning: --touch {repo / 'gone.py'}: no such file" in result.stderr
+
+
+# Numbers Python's json accepts that no snapshot holds: non-finite, past a float, not whole.
+HOSTILE_NUMBERS = ("1e999", "-1e999", "NaN", "Infinity", "-Infinity", "1" + "0" * 4000, "1e308",
+                   "2.5", "-1", "true")  # fmt: skip
+
+
+def _leaves(value: object, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _leaves(v, (*path, k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _leaves(v, (*path, i))]
+    return [path]
+
+
+def _replaced(data: object, path: tuple[object, ...], literal: str) -> str:
+    """`data` as JSON text with the value at `path` written as `literal` (JSON or not)."""
+    copy = json.loads(json.dumps(data))
+    node = copy
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = "@@hostile@@"
+    return json.dumps(copy).replace('"@@hostile@@"', literal)
+
+
+def test_a_hostile_number_anywhere_in_a_snapshot_is_one_line(tmp_path: Path) -> None:
+    """`1e999`, `NaN`, `Infinity` (which Python's json accepts) or a 4,000-digit integer at
+    any field of a snapshot: exit 2 and one line naming the file, never an internal error."""
+    repo = tree(tmp_path, "a", "Local.")
+    saved = tmp_path / "snap.json"
+    assert cache(tmp_path, repo, "--save", str(saved), "--ttl", "1h")[0] == 0
+    data = json.loads(saved.read_text())
+    leaves = _leaves(data)
+    assert ("min_tokens",) in leaves and ("tiers", 0, "tokens") in leaves
+    assert ("tiers", 0, "breakpoint", "ttl") in leaves
+    bad = tmp_path / "bad.json"
+    for path in leaves:
+        for literal in HOSTILE_NUMBERS:
+            bad.write_text(_replaced(data, path, literal))
+            for extra in ((), ("--json",)):
+                code, out, err = cache(tmp_path, repo, "--against", str(bad), *extra)
+                assert (code, out) == (2, ""), (path, literal, err)
+                assert err.startswith(f"ctxasm: {bad}: ") and err.count("\n") == 1, err
+                assert err.endswith("; recreate it with --save\n"), err
