@@ -20,7 +20,7 @@ from .discovery.context import Context, Discovery, Run, build_context
 from .discovery.disk import Disk, Observer
 from .discovery.lazy import resolve_touched
 from .model import Diagnostic, Policy, Severity, Skill, Source, TokenCounter
-from .output.sections import Escaped, escape_content, neutral_boundary
+from .output.sections import Escaped, escape_content, neutral_boundary, section_content
 from .policy import resolve_policy
 from .request import Options, PathLike, Request, checked_path
 from .tokens import estimate_tokens
@@ -146,7 +146,7 @@ def _finish(
         for s in sources
         if not s.dropped
         for note in forged_structure(
-            s, escape_content(s.content, base.policy, s.tag), base.policy.boundary
+            s, escape_content(section_content(s), base.policy, s.tag), base.policy.boundary
         )
     ]
     return base._replace(
@@ -184,6 +184,15 @@ def forged_structure(source: Source, found: Escaped, boundary: str) -> list[Diag
                 f"contains {', '.join(forged)} {len(found.opening) + found.boundaries} time(s); "
                 f"neutralised as {', '.join(neutral)} so it cannot start a section or move "
                 "the boundary",
+            )
+        )
+    if found.headings:
+        notes.append(
+            codes.FORGED_STRUCTURE.at(
+                source.display,
+                f"contains {found.headings} line(s) shaped like a section heading of the "
+                "markdown format (## N. `path` (layer)); escaped as "
+                "\\## there so it cannot start a section",
             )
         )
     return notes

@@ -81,7 +81,7 @@ CATALOGUE: tuple[Code, ...] = (
     (SECRET := Code("CTX501", "secret", "looks like a secret (API key, token, private key)", ERROR)),
     (DUPLICATE := Code("CTX502", "duplicate", "paragraph repeated in another file that loads with it", WARNING)),
     (CLOSING_TAG := Code("CTX503", "closing-tag", "contains a closing tag of ctxasm's own sections (escaped when rendered)", WARNING, WARNING)),
-    (FORGED_STRUCTURE := Code("CTX504", "forged-structure", "contains an opening tag of ctxasm's sections or the boundary marker (neutralised when rendered)", WARNING, WARNING)),
+    (FORGED_STRUCTURE := Code("CTX504", "forged-structure", "contains an opening tag of ctxasm's sections, a line shaped like a markdown section heading of its own, or the boundary marker (neutralised when rendered)", WARNING, WARNING)),
     # The whole context.
     (OVER_BUDGET := Code("CTX601", "context-over-budget", "the assembled context is over the token budget", ERROR, ERROR)),
     (BUDGET_TRIMMED := Code("CTX602", "budget-trimmed", "a source trimmed to fit the token budget", None, WARNING)),

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import bisect
 import functools
+import heapq
 import itertools
 import math
+import operator
 import os
 import re
 from collections import Counter
@@ -32,7 +34,12 @@ from ..discovery.skills import is_skill_file
 from ..display import PATTERN_CHARS
 from ..display import shown as display_form
 from ..model import Diagnostic, Layer, Policy, Severity
-from ..output.sections import section_tags, structure_pattern
+from ..output.sections import (
+    MARKDOWN_HEADING,
+    markdown_headings,
+    section_tags,
+    structure_pattern,
+)
 from ..parsing import frontmatter as fm
 from ..parsing import globs as compiled_globs
 from ..parsing.imports import TEXT_EXTENSIONS, iter_imports
@@ -156,6 +163,7 @@ class Lines:
 
 
 _NEWLINE = re.compile("\n")
+_LINE_END = re.compile(r"[\r\n]")  # as CommonMark ends a line
 
 
 # --- secrets ------------------------------------------------------------------------------
@@ -419,22 +427,32 @@ class FileChecker:
         self._forged(text, processed, add)
 
     def _forged(self, text: str, processed: str, add: Add) -> None:
-        """Each tag of ctxasm's sections and each boundary marker in what loads: the native
-        formats neutralise them (`output.sections`), a client's own format sends them as
-        they are."""
+        """Each tag of ctxasm's sections, each boundary marker and each line shaped like a
+        section heading of its markdown format in what loads: the native formats neutralise
+        them (`output.sections`), a client's own format sends them as they are."""
         boundary_marker = self.policy.boundary
-        if "<" not in processed and not (boundary_marker and boundary_marker in processed):
+        tags = "<" in processed or bool(boundary_marker and boundary_marker in processed)
+        if not tags and "##" not in processed:
             return
+        found = heapq.merge(
+            ((m.start(), m) for m in self._structure.finditer(processed)) if tags else (),
+            ((m.end("indent"), m) for m in markdown_headings(processed)),
+            key=operator.itemgetter(0),
+        )
         # Positions in the file, found in order: line and column are counted as the scan goes.
         cursor = after = 0
         line, line_start = 1, 0
-        for match in self._structure.finditer(processed):
-            boundary = match.group("boundary")
-            if boundary is not None:
+        for start, match in found:
+            heading = match.re is MARKDOWN_HEADING
+            boundary = None if heading else match.group("boundary")
+            if heading:
+                end = _LINE_END.search(processed, start)
+                written = processed[start : end.start() if end else len(processed)]
+            elif boundary is not None:
                 written = boundary
             else:
                 close = processed.find(">", match.end("tag"), match.end("tag") + 40)
-                written = processed[match.start() : close + 1 if close >= 0 else match.end("tag")]
+                written = processed[start : close + 1 if close >= 0 else match.end("tag")]
             # The processed text is the file less comments: a tag split by one is not in
             # the file as such; from then on, positions are the last one found (one search
             # of the rest per failure would be quadratic).
@@ -445,7 +463,12 @@ class FileChecker:
                 line, line_start = line + newlines, text.rfind("\n", cursor, at) + 1
             cursor, after = at, at + len(written) if after >= 0 else -1
             col = at - line_start + 1
-            if boundary is not None:
+            if heading:
+                add(
+                    line, col, codes.FORGED_STRUCTURE,
+                    f"contains {display_form(written.rstrip(), PATTERN_CHARS)}, a line shaped like a section heading of ctxasm's markdown format: escaped there, sent as is in the other formats; reword it",
+                )  # fmt: skip
+            elif boundary is not None:
                 add(
                     line, col, codes.FORGED_STRUCTURE,
                     f"contains {boundary}, ctxasm's dynamic boundary marker: neutralised in the native formats, sent as is in a client's own; reword it",

@@ -17,7 +17,14 @@ from ..errors import RenderError
 from ..model import Assembled, Policy, Severity, Source
 from ..request import checked_date
 from . import formats
-from .sections import SEPARATOR, Section, escape_content, section_text, sections
+from .sections import (
+    SEPARATOR,
+    Section,
+    escape_content,
+    escape_headings,
+    section_text,
+    sections,
+)
 
 if TYPE_CHECKING:
     from .tiers import RequestOptions
@@ -117,7 +124,7 @@ def _numbered(native: Sequence[Section]) -> list[dict[str, Any]]:
                 "boundary": False,
                 "number": number,
                 "source": section.source,
-                "content": section.content,
+                "content": escape_headings(section.content),
             }
         )
     return entries

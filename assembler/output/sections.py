@@ -6,15 +6,18 @@ static layer. Content cannot forge that structure: in a section's content, every
 closing tag of a section the policy can emit (`<project_instructions ...>`, `</auto_memory>`,
 any case, spaces allowed) has its `<` written as `&lt;`, and the boundary marker has its
 first character written as a character reference (`&#95;_SYSTEM_PROMPT_...`), so a parser
-of the output, or a split at the marker, sees only the sections ctxasm made. The assembly
-says so (CTX503, CTX504). The formats of a client (`claude-code`) reproduce the client's
-text byte for byte and escape nothing; lint reports the same occurrences there.
+of the output, or a split at the marker, sees only the sections ctxasm made. The markdown
+format heads each section with a line `## 3. `path` (layer)`: there, a line of content shaped
+like one (`MARKDOWN_HEADING`) has its first `#` backslash-escaped (`\\## 3. ...`, which
+markdown shows as the text it was), so each line that heads a section is ctxasm's. The
+assembly says so (CTX503, CTX504). The formats of a client (`claude-code`) reproduce the
+client's text byte for byte and escape nothing; lint reports the same occurrences there.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from ..display import shown
@@ -41,10 +44,27 @@ class Escaped(NamedTuple):
     closing: tuple[str, ...] = ()  # the tag of each closing tag found (lower case)
     opening: tuple[str, ...] = ()  # the tag of each opening tag found (lower case)
     boundaries: int = 0  # boundary markers found
+    headings: int = 0  # lines shaped like a markdown section heading (escaped in markdown)
 
     @property
     def forged(self) -> bool:
-        return bool(self.closing or self.opening or self.boundaries)
+        return bool(self.closing or self.opening or self.boundaries or self.headings)
+
+
+# A line shaped like the markdown format's section heading, `## 3. `path` (layer)`: a level-2
+# ATX heading whose text is a number and a dot, then a code span, or anything that ends in a
+# layer in parentheses (numbered headings of a file's own, `## 1. Setup`, are neither). Before
+# the `##` (group `indent`) may stand any blanks and container marks (`>`, `-`, `1.`): a
+# heading in a quote or a list item is a heading to a markdown reader too, and four spaces
+# make one inside a list item. Lines end at `\n` or `\r`, as in CommonMark. Only the start of
+# a line is tried, and the prefix is one pass over blanks and marks: linear in the text.
+MARKDOWN_HEADING = re.compile(
+    r"(?<![^\r\n])(?P<indent>(?:[ \t>]|[-+*](?=[ \t])|[0-9]{1,9}[.)](?=[ \t]))*)"
+    r"(?=##[ \t]+[0-9]+\.(?:[ \t]*`|[^\r\n]*\((?:"
+    + "|".join(layer.value for layer in Layer)
+    + r")\)[ \t#]*(?![^\r\n])))"
+)
+_NUMBERED = re.compile(r"##[ \t]+[0-9]")  # what every such line holds
 
 
 def section_tags(policy: Policy, own: str = "") -> tuple[str, ...]:
@@ -64,10 +84,12 @@ def structure_pattern(tags: Sequence[str], boundary: str) -> re.Pattern[str]:
 
 def escape_content(content: str, policy: Policy, own: str = "") -> Escaped:
     """`content` with every tag of a section (`section_tags`) and the boundary marker
-    neutralised, and what was found."""
+    neutralised, and what was found (markdown section headings too, which only the markdown
+    format escapes: `escape_headings`)."""
     boundary = policy.boundary
+    headings = _count_headings(content)
     if "<" not in content and not (boundary and boundary in content):
-        return Escaped(content)
+        return Escaped(content, headings=headings)
     closing: list[str] = []
     opening: list[str] = []
     boundaries = 0
@@ -81,7 +103,27 @@ def escape_content(content: str, policy: Policy, own: str = "") -> Escaped:
         return "&lt;"
 
     text = structure_pattern(section_tags(policy, own), boundary).sub(neutralise, content)
-    return Escaped(text, tuple(closing), tuple(opening), boundaries)
+    return Escaped(text, tuple(closing), tuple(opening), boundaries, headings)
+
+
+def _count_headings(content: str) -> int:
+    return sum(1 for _ in markdown_headings(content))
+
+
+def markdown_headings(content: str) -> Iterator[re.Match[str]]:
+    """Each line of `content` shaped like a section heading of the markdown format
+    (`MARKDOWN_HEADING`); the `##` is at the end of the match."""
+    # A search for `## <digit>` first: it skips most files at a tenth of the full scan's cost.
+    return MARKDOWN_HEADING.finditer(content) if _NUMBERED.search(content) else iter(())
+
+
+def escape_headings(content: str) -> str:
+    """`content` for the markdown format: each line shaped like its section heading
+    (`MARKDOWN_HEADING`) with its first `#` backslash-escaped (`\\## 3. `path` (layer)`), which
+    markdown shows as the text it was, in a paragraph."""
+    if not _NUMBERED.search(content):
+        return content
+    return MARKDOWN_HEADING.sub(lambda m: m.group("indent") + "\\", content)
 
 
 def neutral_boundary(boundary: str) -> str:
@@ -121,12 +163,16 @@ def sections(sources: Sequence[Source], policy: Policy) -> list[Section]:
 
 
 def source_section(source: Source, policy: Policy) -> Section:
-    content = escape_content(
-        source.content.strip() if source.lazy else source.content, policy, source.tag
-    ).text
+    content = escape_content(section_content(source), policy, source.tag).text
     shown_as = quote_attribute(shown(source.display))
     attribute = f' source="{shown_as}"' if policy.source_attribute else ""
     return Section(source.tag, source, content, attribute)
+
+
+def section_content(source: Source) -> str:
+    """A source's content as its section holds it, before escaping (a lazily attached file
+    without the blank lines around it)."""
+    return source.content.strip() if source.lazy else source.content
 
 
 def section_text(section: Section) -> str:
