@@ -280,14 +280,19 @@ def report(diagnostics: Sequence[Diagnostic], minimum: Severity = Severity.WARNI
             click.echo(diagnostic.line(), err=True)
 
 
-def write_output(text: str, out: Path | None, sources: Sequence[str] = ()) -> bool:
+def write_output(
+    text: str, out: Path | None, assembly: Assembly | None = None, option: str = "--out"
+) -> bool:
     """To stdout, or to `out` (`output.write`: atomic, never a device replaced, never one of
-    `sources`). False when stdout is a pipe whose reader has gone."""
+    the sources of `assembly`, never through a link its project planted; a refusal suggests
+    `option`). False when stdout is a pipe whose reader has gone."""
     from .output.write import write_file, write_stdout
 
     if out is None:
         return write_stdout(text)
-    write_file(out, text, sources=sources)
+    sources = sources_of(assembly) if assembly is not None else ()
+    project = assembly.context.project_root if assembly is not None else None
+    write_file(out, text, sources=sources, project=project, option=option)
     return True
 
 
@@ -403,7 +408,7 @@ def _render_command() -> click.Command:
     ) -> None:
         """Print the context an agent started in PATH would see."""
         assembly = _assembled(path, discovery, env)
-        write_output(assembly.render(fmt, date=date, options=request), out, sources_of(assembly))
+        write_output(assembly.render(fmt, date=date, options=request), out, assembly)
         _finish(assembly)
 
     return render
@@ -558,7 +563,7 @@ def _cache_command() -> click.Command:
         assembly = _assembled(path, discovery, env)
         result = build_report(plan_for(assembly, request), previous)
         if save:
-            write_output(snapshot_text(result.snapshot), save, sources_of(assembly))
+            write_output(snapshot_text(result.snapshot), save, assembly, "--save")
             click.echo(f"ctxasm: snapshot saved to {shown(str(save))}", err=True)
         write_output(report_json(result) if as_json else report_text(result, str(against)), None)
         _finish(assembly)
@@ -722,8 +727,7 @@ def _watch_command() -> click.Command:
                 report(update.diagnostics)
                 if update.text is not None:
                     text = update.text if out else printable(update.text)
-                    sources = sources_of(update.assembly) if update.assembly else ()
-                    if not write_output(text, out, sources):
+                    if not write_output(text, out, update.assembly):
                         break  # the reader has gone: nobody is left to watch for
         sys.exit(0)
 

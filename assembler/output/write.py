@@ -4,11 +4,18 @@
 
 * replaces a regular file atomically (a temporary file in the same directory, then
   `os.replace`), keeping its permission bits; a new file gets the umask's, like `>`;
-* writes through a symlink to its target (the target is replaced, the link stays);
+* writes through a symlink the user made to its target (the target is replaced, the link
+  stays), and refuses one the repository may have planted: a link at any component of the
+  path that stands inside the project (the run's project root, and the git work tree the
+  command runs in) and leads out of it, or leads nowhere. Every link on the way is checked
+  where it really stands, as the kernel follows it (a chain, a directory link, `..` after a
+  link), and the write goes to the path that was checked. A refusal names the link and the
+  path it reaches, to pass instead when that is really where the output should go;
 * writes a FIFO, a character device (`/dev/null`, a terminal) or whatever a descriptor path
   (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`) reaches in place, opened without creating
   or truncating it, and never replaces it (a rename over `/dev/full`, as root, would destroy
-  the device node);
+  the device node); a FIFO is opened without blocking, and one that has no reader within
+  `FIFO_WAIT` seconds is an error, not a hang;
 * refuses a directory, a socket or a block device, and a file that is a source of the context
   being written (it would be overwritten by its own rendering).
 
@@ -24,7 +31,10 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable
+import time
+from collections import deque
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from ..display import shown
 from ..errors import AssemblerError
@@ -33,6 +43,8 @@ PathLike = str | os.PathLike[str]
 # Paths that name an open descriptor of this process: what they reach is never replaced.
 _DESCRIPTOR = r"/(?:dev/(?:fd/|std(?:in|out|err)$)|proc/[^/]+/fd/)"
 _PLACE = {errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS}
+_MAX_LINKS = 40  # links one path may pass through, as the kernel's limit (ELOOP past it)
+FIFO_WAIT = 1.0  # seconds a FIFO at the output path may stay without a reader
 
 
 def write_stdout(text: str) -> bool:
@@ -69,16 +81,27 @@ def _discard_stdout() -> None:
         os.close(devnull)
 
 
-def write_file(path: PathLike, text: str, *, sources: Iterable[str] = ()) -> None:
+def write_file(
+    path: PathLike,
+    text: str,
+    *,
+    sources: Iterable[str] = (),
+    project: PathLike | None = None,
+    option: str = "--out",
+) -> None:
     """Write `text` (UTF-8) to `path` as the module doc says; `sources`: the paths of the
-    context's sources, which `path` must not be."""
+    context's sources, which `path` must not be; `project`: the run's project root (real),
+    whose links are checked (None: no project, every link is the caller's); `option`: what
+    a refusal tells the user to pass instead."""
     data = text.encode("utf-8", "surrogateescape")
     name = os.fspath(path)
     try:
+        projects = _projects(project) if project is not None else ()
+        target = _reached(name, projects, option)
         try:
-            st: os.stat_result | None = os.stat(name)  # through links: what a write reaches
+            st: os.stat_result | None = os.stat(target)  # what a write reaches
         except FileNotFoundError:
-            st = None  # new, or a symlink to a file still to create
+            st = None  # a file to create
         if st is not None:
             _refuse_source(name, st, sources)
             if stat.S_ISDIR(st.st_mode):
@@ -86,19 +109,102 @@ def write_file(path: PathLike, text: str, *, sources: Iterable[str] = ()) -> Non
             if (
                 stat.S_ISFIFO(st.st_mode)
                 or stat.S_ISCHR(st.st_mode)
-                or re.match(_DESCRIPTOR, os.path.abspath(name))
+                or re.match(_DESCRIPTOR, target)
             ):
-                _write_in_place(name, data)
+                _write_in_place(name, target, data, fifo=stat.S_ISFIFO(st.st_mode))
                 return
             if not stat.S_ISREG(st.st_mode):
                 raise AssemblerError(
                     f"{shown(name)}: a socket or block device; refusing to write it, "
                     "pass a regular file"
                 )
-        _replace(os.path.realpath(name), data, st)
+        _replace(target, data, st)
     except OSError as err:
         hint = "; check the directory exists and is writable" if err.errno in _PLACE else ""
         raise AssemblerError(f"{shown(name)}: cannot write ({_reason(err)}){hint}") from None
+
+
+def _projects(project: PathLike) -> tuple[str, ...]:
+    """Where a link is the repository's: the run's project root and, when the command runs
+    inside a git work tree, that work tree (a relative `--out` is relative to it, and it may
+    be another repository than the one rendered: `render vendor/submodule` run in a clone)."""
+    from ..discovery.disk import Disk
+    from ..discovery.locations import find_git_root
+
+    here = find_git_root(Path(os.getcwd()), Disk())
+    return tuple(dict.fromkeys(os.fspath(p) for p in (project, here) if p is not None))
+
+
+def _reached(name: str, projects: Sequence[str], option: str) -> str:
+    """The path a write to `name` reaches, each link on the way followed as the kernel follows
+    it and checked where it stands (`_check_link`). A path that names a descriptor of this
+    process (`/dev/stdout`) is left to the kernel; a missing component ends the walk (the
+    write reports it)."""
+    current = "/" if os.path.isabs(name) else os.getcwd()
+    pending = _parts(name)
+    links = 0
+    while pending:
+        part = pending.popleft()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            current = os.path.dirname(current)  # `current` is real: its parent is too
+            continue
+        candidate = os.path.join(current, part)
+        rest = os.path.join(candidate, *pending)
+        if re.match(_DESCRIPTOR, rest):
+            return rest
+        try:
+            st = os.lstat(candidate)
+        except (FileNotFoundError, NotADirectoryError):
+            return rest
+        if not stat.S_ISLNK(st.st_mode):
+            current = candidate
+            continue
+        links += 1
+        if links > _MAX_LINKS:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
+        _check_link(name, candidate, current, projects, option)
+        target = os.readlink(candidate)
+        pending.extendleft(reversed(_parts(target)))
+        if os.path.isabs(target):
+            current = "/"
+    return current
+
+
+def _parts(path: str) -> deque[str]:
+    return deque(path.split(os.sep))
+
+
+def _check_link(name: str, link: str, where: str, projects: Sequence[str], option: str) -> None:
+    """Refuse `link` (standing in the real directory `where`) when it stands in one of
+    `projects` and leads out of that project, or nowhere: the repository may have planted it
+    to turn a write into the project into a write elsewhere (`~/.bashrc`)."""
+    inside = [p for p in projects if _under(where, p)]
+    if not inside:
+        return  # the user's own link (in /tmp, in the home configuration)
+    try:
+        reached = os.path.realpath(link, strict=True)
+    except OSError as err:  # dangling, or a loop
+        reached, missing = "", err.errno != errno.ELOOP
+    left = next((p for p in inside if not reached or not _under(reached, p)), None)
+    if left is None:
+        return
+    if reached:
+        where_to = "that leads out of it"
+    else:
+        where_to = f"to {shown(os.readlink(link))}, " + (
+            "which does not exist" if missing else "a loop of links"
+        )
+    raise AssemblerError(
+        f"{shown(name)}: {shown(link)} is a symlink in the project {shown(left)} {where_to}; "
+        "a link the repository may have planted is not written through: "
+        f"pass {option} {shown(os.path.realpath(name))} to write there"
+    )
+
+
+def _under(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 def _refuse_source(name: str, st: os.stat_result, sources: Iterable[str]) -> None:
@@ -114,11 +220,28 @@ def _refuse_source(name: str, st: os.stat_result, sources: Iterable[str]) -> Non
             )
 
 
-def _write_in_place(name: str, data: bytes) -> None:
+def _write_in_place(name: str, target: str, data: bytes, *, fifo: bool) -> None:
     """A FIFO, a character device, or what a descriptor path (`/dev/stdout`) reaches: opened
     for writing only, never created or truncated (a file behind `/dev/stdout` was set up by
-    the shell, `>` or `>>`: it is appended to); a FIFO waits for its reader."""
-    fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+    the shell, `>` or `>>`: it is appended to). Opened without blocking: a FIFO with no
+    reader fails at once (`ENXIO`) instead of waiting forever; it is tried again for
+    `FIFO_WAIT` seconds, so that a reader that reopens it (`while :; do cat pipe; done`
+    beside a watch) is not missed. The writes then block as any write to a pipe does."""
+    deadline = time.monotonic() + FIFO_WAIT
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NONBLOCK)
+            break
+        except OSError as err:
+            if err.errno != errno.ENXIO or not fifo:
+                raise
+            if time.monotonic() >= deadline:
+                raise AssemblerError(
+                    f"{shown(name)}: a FIFO with no reader; start its reader first, "
+                    "or pass a regular file"
+                ) from None
+            time.sleep(0.02)
+    os.set_blocking(fd, True)
     with os.fdopen(fd, "wb") as f:
         f.write(data)
 

@@ -31,12 +31,14 @@ def ctxasm(
 ) -> subprocess.CompletedProcess[str]:
     (tmp / "home").mkdir(exist_ok=True)
     machine = ("--home", str(tmp / "home"), "--managed-dir", str(tmp / "managed"))
+    kwargs.setdefault("timeout", 60)
+    if "cwd" in kwargs:  # the package, wherever the command runs
+        kwargs["env"] = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [sys.executable, "-m", "assembler", *args, *machine],
         stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
-        timeout=60,
         check=False,
         **kwargs,
     )
@@ -237,3 +239,148 @@ def test_a_watch_ends_when_its_reader_has_gone(repo: Path) -> None:
         os.close(fd)
     assert result.returncode == 0, result.stderr
     assert "cannot write" not in result.stderr
+
+
+# --- links the repository planted (issue 22, item 1) ----------------------------------------
+
+VICTIM = "export PATH=/usr/bin  # the user's own\n"
+
+
+@pytest.fixture
+def victim(tmp_path: Path) -> Path:
+    """A file of the user's outside the project (`~/.bashrc`), and a directory (`~`)."""
+    build(tmp_path, {"victim/.bashrc": VICTIM, "home": None})
+    return tmp_path / "victim"
+
+
+def planted(repo: Path, result: subprocess.CompletedProcess[str], link: Path, to: Path) -> None:
+    """`result` refused the link `link` (in `repo`) that leads to `to`: exit 2, one line that
+    names the link and suggests the path it reaches."""
+    assert result.returncode == 2, result.stderr
+    *before, refusal = result.stderr.splitlines()
+    assert all(line.startswith("ctxasm: watching ") for line in before), result.stderr
+    assert f"{link} is a symlink in the project {repo} " in refusal
+    assert "not written through" in refusal
+    assert str(to) in refusal
+
+
+SAVES = {"render": ("render", "--out"), "cache": ("cache", "--save")}
+
+
+@pytest.mark.parametrize("command", sorted(SAVES))
+def test_a_planted_link_out_of_the_project_is_refused(
+    repo: Path, victim: Path, command: str
+) -> None:
+    """`ctxasm render --out ctx.xml` in a clone whose `ctx.xml` links to `~/.bashrc`."""
+    build(repo, {"ctx.xml": Link(str(victim / ".bashrc"))})
+    name, option = SAVES[command]
+    result = ctxasm(repo.parent, name, option, "ctx.xml", cwd=repo)
+    planted(repo, result, repo / "ctx.xml", victim / ".bashrc")
+    assert f"pass {option} {victim / '.bashrc'} to write there" in result.stderr
+    assert (victim / ".bashrc").read_text() == VICTIM
+
+
+@pytest.mark.parametrize(
+    "out",
+    [
+        "out/ctx.xml",  # a planted directory link at a component
+        "out/../ctx.xml",  # `..` after the link is its target's parent, as the kernel has it
+        "chain.xml",  # a link to a link to ~/.bashrc
+        "deep/er/ctx.xml",  # a link below a real directory of the project
+    ],
+)
+def test_a_planted_link_at_any_component_is_refused(repo: Path, victim: Path, out: str) -> None:
+    build(
+        repo,
+        {
+            "out": Link(str(victim)),
+            "chain.xml": Link("hop.xml"),
+            "hop.xml": Link("../victim/.bashrc"),
+            "deep/er": Link("../../victim"),
+        },
+    )
+    before = sorted(p.name for p in victim.parent.iterdir())
+    result = render_to(repo, repo / out)
+    assert result.returncode == 2, result.stderr
+    assert "is a symlink in the project" in result.stderr
+    assert (victim / ".bashrc").read_text() == VICTIM
+    assert sorted(p.name for p in victim.iterdir()) == [".bashrc"]
+    assert sorted(p.name for p in victim.parent.iterdir()) == before
+
+
+def test_a_planted_dangling_link_is_refused(repo: Path, victim: Path) -> None:
+    """A link to a file still to create (`~/.ssh/authorized_keys`) would create it."""
+    build(repo, {"ctx.xml": Link(str(victim / "authorized_keys")), "in.xml": Link("no-such")})
+    result = render_to(repo, repo / "ctx.xml")
+    planted(repo, result, repo / "ctx.xml", victim / "authorized_keys")
+    assert "which does not exist" in result.stderr
+    assert not (victim / "authorized_keys").exists()
+    inside = render_to(repo, repo / "in.xml")  # dangling inside the project: refused too
+    planted(repo, inside, repo / "in.xml", repo / "no-such")
+    assert not (repo / "no-such").exists()
+    build(repo, {"loop.xml": Link("loop.xml")})
+    loop = render_to(repo, repo / "loop.xml")
+    planted(repo, loop, repo / "loop.xml", repo / "loop.xml")
+    assert "to loop.xml, a loop of links" in loop.stderr
+
+
+def test_a_link_chain_through_the_users_link_is_checked_where_each_link_stands(
+    repo: Path, victim: Path, tmp_path: Path
+) -> None:
+    """The user's link in /tmp to the project's `ctx.xml`, which the repository linked out."""
+    build(repo, {"ctx.xml": Link(str(victim / ".bashrc"))})
+    build(tmp_path, {"mine.xml": Link(str(repo / "ctx.xml"))})
+    planted(repo, render_to(repo, tmp_path / "mine.xml"), repo / "ctx.xml", victim / ".bashrc")
+    assert (victim / ".bashrc").read_text() == VICTIM
+
+
+def test_links_that_stay_in_the_project_or_are_the_users_are_written_through(
+    repo: Path, victim: Path, tmp_path: Path
+) -> None:
+    build(repo, {"build/ctx.xml": "old", "ctx.xml": Link("build/ctx.xml"), "b": Link("build")})
+    build(tmp_path, {"mine.xml": Link(str(victim / ".bashrc")), "dir": Link(str(victim))})
+    for out in (repo / "ctx.xml", repo / "b" / "new.xml", tmp_path / "mine.xml"):
+        assert render_to(repo, out).returncode == 0, out
+    assert render_to(repo, tmp_path / "dir" / "ctx.xml").returncode == 0
+    assert (repo / "build/ctx.xml").read_text() == RENDERED
+    assert (repo / "build/new.xml").read_text() == RENDERED
+    assert (victim / ".bashrc").read_text() == RENDERED  # the user asked for it
+    assert (victim / "ctx.xml").read_text() == RENDERED
+    assert os.path.islink(repo / "ctx.xml") and os.path.islink(tmp_path / "mine.xml")
+
+
+def test_a_project_without_git_is_its_start_directory(tmp_path: Path, victim: Path) -> None:
+    build(tmp_path, {"download/CLAUDE.md": "hello", "download/ctx.xml": Link("../victim/.bashrc")})
+    download = tmp_path / "download"
+    planted(download, render_to(download, "ctx.xml", cwd=download), download / "ctx.xml",
+            victim / ".bashrc")  # fmt: skip
+    assert (victim / ".bashrc").read_text() == VICTIM
+
+
+def test_the_work_tree_the_command_runs_in_is_a_project_too(repo: Path, victim: Path) -> None:
+    """`render vendor/sub --out ctx.xml` in a clone: the run's project is the submodule, and
+    `ctx.xml` is a link the clone planted."""
+    git_init(repo / "vendor" / "sub")
+    build(repo, {"vendor/sub/CLAUDE.md": "sub", "ctx.xml": Link(str(victim / ".bashrc"))})
+    result = ctxasm(repo.parent, "render", "vendor/sub", "--out", "ctx.xml", cwd=repo)
+    planted(repo, result, repo / "ctx.xml", victim / ".bashrc")
+    assert (victim / ".bashrc").read_text() == VICTIM
+
+
+def test_watch_refuses_a_planted_link(repo: Path, victim: Path) -> None:
+    build(repo, {"ctx.xml": Link(str(victim / ".bashrc"))})
+    result = ctxasm(repo.parent, "watch", "--out", "ctx.xml", cwd=repo)
+    planted(repo, result, repo / "ctx.xml", victim / ".bashrc")
+    assert (victim / ".bashrc").read_text() == VICTIM
+
+
+@pytest.mark.parametrize("command", ["render", "cache", "watch"])
+def test_a_fifo_without_a_reader_is_an_error_not_a_hang(repo: Path, command: str) -> None:
+    os.mkfifo(repo / "pipe")
+    option = "--save" if command == "cache" else "--out"
+    result = ctxasm(repo.parent, command, option, "pipe", cwd=repo, timeout=30)
+    assert (result.returncode, result.stderr.splitlines()[-1]) == (
+        2,
+        "ctxasm: pipe: a FIFO with no reader; start its reader first, or pass a regular file",
+    )
+    assert stat.S_ISFIFO((repo / "pipe").lstat().st_mode)
