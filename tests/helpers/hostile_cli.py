@@ -10,7 +10,9 @@ to files) and a wall-clock limit. A few run at a time; `watch` runs beside them 
 MemoryError; stdout valid for its format (UTF-8, and JSON or SARIF where promised); a
 planted secret in stdout only with a warning naming where it came from; diagnostics free of
 control characters and one line each; in the xml format, no section or boundary marker that
-the json format of the same run does not have (content cannot forge structure).
+the json format of the same run does not have, and in the markdown format section headings
+numbered 1, 2, ... (content cannot forge structure); nothing outside the project written
+(`render --out` and `cache --save` write into the project, where a part may plant a link).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from pathlib import Path
 
 import jsonschema
 
-from tests.helpers.hostile import BOUNDARY, OUTSIDE, SECRET_ENV
+from tests.helpers.hostile import BOUNDARY, OUT, OUTSIDE, SAVE, SECRET_ENV
 from tests.helpers.hostile_tree import Layout
 
 MEMORY = 1 << 30  # RLIMIT_AS of every command
@@ -120,6 +122,7 @@ def commands(layout: Layout, scratch: Path) -> list[Command]:
             "--touch",
             touch,
         ),
+        c("render --out", "text", "render", project, "--out", str(layout.project / OUT)),
         c("render --format anthropic", "json", "render", project, "--format", "anthropic"),
         c(
             "render --format openai",
@@ -155,7 +158,7 @@ def commands(layout: Layout, scratch: Path) -> list[Command]:
             project,
             "--json",
             "--save",
-            str(scratch / "snap.json"),
+            str(layout.project / SAVE),
         ),
         c("cache --against", "text", "cache", project, "--against", against)
         if against
@@ -449,9 +452,48 @@ def check_structure(xml: Run, js: Run) -> list[Problem]:
     return problems
 
 
-def problems(layout: Layout, runs: Sequence[Run]) -> list[Problem]:
+_MARKDOWN_SECTION = re.compile(r"^## ([0-9]+)\. `", re.MULTILINE)
+
+
+def check_markdown(run: Run) -> list[Problem]:
+    """The markdown format's section headings are numbered 1, 2, ...: a line of content
+    shaped like one would repeat or skip a number."""
+    if run.returncode not in (0, 1):
+        return []
+    numbers = [int(n) for n in _MARKDOWN_SECTION.findall(run.stdout.decode("utf-8", "replace"))]
+    if numbers != list(range(1, len(numbers) + 1)):
+        return [Problem(run.command.name, "forged", f"section headings numbered {numbers[:12]}")]
+    return []
+
+
+State = dict[str, tuple[int, int, int]]
+
+
+def outside_state(layout: Layout) -> State:
+    """Every entry under the home and the directory of secrets (links not followed): what no
+    command may change."""
+    state: State = {}
+    pending = [str(layout.home), str(layout.outside)]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                st = entry.stat(follow_symlinks=False)
+                state[entry.path] = (st.st_mode, st.st_size, st.st_mtime_ns)
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(entry.path)
+    return state
+
+
+def problems(layout: Layout, runs: Sequence[Run], before: State | None = None) -> list[Problem]:
+    """What went wrong in `runs`; `before`: `outside_state` before them (None: not checked)."""
     found = [p for run in runs for p in check_run(layout, run)]
     by_name = {r.command.name: r for r in runs}
     if "render --touch" in by_name and "render --format json --touch" in by_name:
         found += check_structure(by_name["render --touch"], by_name["render --format json --touch"])
+    if "render --format markdown" in by_name:
+        found += check_markdown(by_name["render --format markdown"])
+    if before is not None:
+        after = outside_state(layout)
+        changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+        found += [Problem("every command", "written", f"{p} changed") for p in changed[:5]]
     return found
