@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import subprocess
 
 
-GIT_TIMEOUT = 60.0  # all of one repository's git runs together
+GIT_TIMEOUT = 60.0  # seconds lint waits on one repository's git runs, all together
 MAX_LISTED = 1_000_000  # names kept of one listing (tracked, untracked or ignored files)
 _TICK = 0.1  # how often a wait looks whether git is stuck on a FIFO
 _CONFIG_BYTES = 1 << 20  # a `.git/config` or a file it includes, as git reads it
@@ -58,12 +58,12 @@ class GitRepo:
 
     __slots__ = (
         "_checked",
-        "_deadline",
         "_ignored",
         "_links",
         "_pending",
         "_to_ask",
         "_tracked",
+        "_waited",
         "_walks",
         "complete",
         "failure",
@@ -81,7 +81,7 @@ class GitRepo:
         self._walks: list[subprocess.Popen[bytes] | None] | None = None  # see `walk`
         self._links: dict[str, bool] = {}  # directory: it or one above it is a link
         self._checked = False  # whether `_blocking` was asked
-        self._deadline = 0.0  # when git's time for this repository is up (set at its first run)
+        self._waited = 0.0  # seconds lint has waited on git here (at most `GIT_TIMEOUT`)
         self.failure: Unlisted | None = None  # git could not list it: no git facts at all
         self.complete = True  # False: a listing stopped at `MAX_LISTED` names
 
@@ -89,10 +89,9 @@ class GitRepo:
 
     def _may_run(self) -> bool:
         """Whether git may run now: no special file where every git run reads, and git has
-        not failed here before. The first call starts the repository's `GIT_TIMEOUT`."""
+        not failed here before."""
         if not self._checked:
             self._checked = True
-            self._deadline = time.monotonic() + GIT_TIMEOUT
             blocking = _blocking(str(self.root), Disk())
             if blocking is not None:
                 path, kind = blocking
@@ -103,8 +102,13 @@ class GitRepo:
                 )
         return self.failure is None
 
-    def _give_up(self, pid: int, *, stuck: bool) -> None:
-        """Kill git (stuck on a FIFO, or out of time) and ask it nothing more."""
+    def _stop_waiting(self, pid: int, waited: float) -> bool:
+        """After `waited` more seconds with nothing from git: whether to give up on it (it is
+        stuck on a FIFO, or out of time), killed and asked nothing more."""
+        self._waited += waited
+        stuck = _stuck(pid)
+        if not stuck and self._waited < GIT_TIMEOUT:
+            return False
         os.kill(pid, signal.SIGKILL)
         why = (
             "git waited on a FIFO where it reads (a .gitignore?) and was stopped"
@@ -116,6 +120,7 @@ class GitRepo:
             f"{why}: lint could not list the repository and checked the files a walk finds; "
             "`find . -type p` lists FIFOs: remove them",
         )
+        return True
 
     def _read_names(self, pid: int, fd: int) -> tuple[list[str], bool] | None:
         """The NUL-separated names git writes on `fd`, read as they come: (names, whether
@@ -125,11 +130,10 @@ class GitRepo:
         names: list[str] = []
         rest = b""
         while True:
-            left = self._deadline - time.monotonic()
-            ready, _, _ = select.select([fd], [], [], max(0.0, min(_TICK, left)))
+            started = time.monotonic()
+            ready, _, _ = select.select([fd], [], [], _TICK)
             if not ready:
-                if _stuck(pid) or left <= 0:
-                    self._give_up(pid, stuck=left > 0)
+                if self._stop_waiting(pid, time.monotonic() - started):
                     return None
                 continue
             chunk = os.read(fd, 1 << 16)
@@ -326,8 +330,7 @@ class GitRepo:
                 break
             except subprocess.TimeoutExpired:
                 given = None
-                if _stuck(child.pid) or time.monotonic() >= self._deadline:
-                    self._give_up(child.pid, stuck=time.monotonic() < self._deadline)
+                if self._stop_waiting(child.pid, _TICK):
                     child.communicate()
                     return []
         if child.returncode not in (0, 1):

@@ -285,9 +285,10 @@ def test_watched_directories_are_capped_and_the_cap_is_said(tmp_path: Path) -> N
 
 
 def test_a_watch_of_many_directories_fits_in_a_small_address_space(tmp_path: Path) -> None:
-    """One watchdog thread per directory: with 8 MiB stacks, 150 rules directories could not
-    start under a 1 GiB address-space limit ("can't start new thread", exit 3). Now small
-    stacks let more start, and when no more can, the directories left are said: no crash."""
+    """With a watchdog thread per directory and 8 MiB stacks, 150 rules directories could not
+    start under a 1 GiB address-space limit ("can't start new thread", exit 3). Now one
+    inotify thread watches them all on Linux (small stacks elsewhere), and directories left
+    unwatched are said: no crash."""
     git_init(tmp_path / "repo")
     build(tmp_path, {f"repo/.claude/rules/d{i}/r.md": f"rule {i}" for i in range(400)})
     script = (
