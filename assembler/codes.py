@@ -43,6 +43,7 @@ CATALOGUE: tuple[Code, ...] = (
     (BROKEN_SYMLINK := Code("CTX006", "broken-symlink", "a symlink to nothing: not loaded", ERROR, WARNING)),
     (DIRECTORY := Code("CTX007", "directory", "a directory where an instruction file is expected", ERROR, WARNING)),
     (FINDINGS_CAPPED := Code("CTX008", "findings-left-out", "lint left findings out: over 100 of one code in a file, imports past the 2,000 it follows from one file, or files past its walk limits", WARNING)),
+    (GIT_UNLISTED := Code("CTX009", "repository-not-listed", "git could not list the repository (a FIFO or device where git reads, or git stuck): lint checked what a walk finds", ERROR)),
     # Size.
     (TOO_MANY_LINES := Code("CTX101", "too-many-lines", "over 200 lines (Claude Code's guidance per CLAUDE.md)", WARNING)),
     (TOO_MANY_BYTES := Code("CTX102", "too-many-bytes", "over 25,000 bytes", WARNING)),

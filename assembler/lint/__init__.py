@@ -33,7 +33,7 @@ from .files import (
     is_instruction_file,
     relative_shown,
 )
-from .git import GitRepo
+from .git import MAX_LISTED, GitRepo
 
 _SUPPRESS = re.compile(r"<!--\s*ctxasm:\s*(disable(?:-next-line)?)\s*=\s*([A-Za-z0-9_,\s]+?)\s*-->")
 _SKIP_DIRS = frozenset(
@@ -163,7 +163,10 @@ def _tracked_files(root: Path, repo: GitRepo, stopped: list[Path]) -> list[Path]
     base = repo.relative(root)
     if base is None:
         return []
-    return _instruction_files(repo, sorted(repo.tracked()), base, stopped)
+    found = _instruction_files(repo, sorted(repo.tracked()), base, stopped, MAX_WALK_FILES)
+    if not repo.complete:  # git listed more paths than lint keeps
+        _stop(stopped, root)
+    return found
 
 
 def _other_files(
@@ -176,7 +179,8 @@ def _other_files(
     base = repo.relative(root)
     if base is None or not (untracked or repo.tracked()):
         return _walk(root, root, stopped)
-    found = set(_instruction_files(repo, untracked, base, stopped))
+    room = MAX_WALK_FILES - len(tracked)
+    found = set(_instruction_files(repo, untracked, base, stopped, room))
     have = set(tracked)
     prefix = "" if base in ("", ".") else base + "/"
     for name in ignored_names:
@@ -187,26 +191,40 @@ def _other_files(
             and path not in have
             and path not in found
         ):
+            if len(found) >= room:
+                _stop(stopped, root)
+                break
             found.add(path)
             ignored.append(path)
     return sorted(found)
 
 
 def _instruction_files(
-    repo: GitRepo, names: Iterable[str], base: str, stopped: list[Path]
+    repo: GitRepo, names: Iterable[str], base: str, stopped: list[Path], limit: int
 ) -> list[Path]:
     """Of git's `names` (relative to the repository), the instruction files under `base`, a
-    linked directory where instruction files go listed through the link."""
+    linked directory where instruction files go listed through the link: at most `limit`
+    (the first ones git lists), past it `base` is added to `stopped`."""
     prefix = "" if base in ("", ".") else base + "/"
     found: set[Path] = set()
     for name in names:
+        if len(found) > limit:
+            break
         if not name.startswith(prefix):
             continue
         if _holds_instruction_files(name) and os.path.isdir(repo.root / name):
             found.update(_walk(repo.root / name, repo.root, stopped, RULES_MAX_FILES))
         elif is_instruction_file(name):
             found.add(repo.root / name)
-    return sorted(found)
+    if len(found) > limit:
+        _stop(stopped, repo.root / base if prefix else repo.root)
+    return sorted(found)[: max(limit, 0)]
+
+
+def _stop(stopped: list[Path], top: Path) -> None:
+    """Say once that lint stopped listing files under `top`."""
+    if top not in stopped:
+        stopped.append(top)
 
 
 # Files a walk lists at most under the directory linted (through a symlinked rules directory:
@@ -285,6 +303,20 @@ class _Repos:
             repo.prefetch()  # most checks of a repository's files want its file list
         return self._repos[root]
 
+    def unlisted(self, here: Path) -> list[Finding]:
+        """A finding for each repository git could not list (a FIFO where git reads)."""
+        return [
+            Finding(
+                relative_shown(repo.failure.path, here),
+                1,
+                1,
+                codes.GIT_UNLISTED.code,
+                repo.failure.why,
+            )
+            for repo in self._repos.values()
+            if repo.failure is not None
+        ]
+
     def close(self) -> None:
         for repo in self._repos.values():
             repo.close()
@@ -344,9 +376,9 @@ def lint(
                     1,
                     1,
                     codes.FINDINGS_CAPPED.code,
-                    f"lint stopped listing files here after {MAX_WALK_FILES:,} files ({RULES_MAX_FILES:,} through a link) or "
-                    f"{MAX_WALK_ENTRIES:,} entries: the files beyond are not checked; is a link "
-                    "pointing at a large directory?",
+                    f"lint stopped listing files here after {MAX_WALK_FILES:,} files ({RULES_MAX_FILES:,} through a link), "
+                    f"{MAX_WALK_ENTRIES:,} entries walked or {MAX_LISTED:,} paths git lists: the files beyond are not "
+                    "checked; is a link pointing at a large directory?",
                 )
                 for top in stopped
             ),
@@ -371,6 +403,7 @@ def lint(
         )
         for directory in budget_dirs:
             findings += context.over_budget(directory, here)
+        findings += _leveled(repos.unlisted(here), levels)
     finally:
         repos.close()
     return _finish(findings, levels, paths, here, ignored, memory)

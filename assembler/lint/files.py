@@ -345,12 +345,16 @@ class FileChecker:
                 f"{info.path.name} is in .claude/rules but not a .md file: the client ignores it; rename it",
             )  # fmt: skip
         if info.kind is FileKind.LOCAL and self.repo is not None:
-            if self.repo.is_tracked(info.path):
+            tracked = self.repo.is_tracked(info.path)
+            ignored = tracked or self.repo.is_ignored(info.path)
+            if self.repo.failure is not None:
+                return  # git could not say (CTX009 reports it)
+            if tracked:
                 add(
                     1, 1, codes.LOCAL_NOT_IGNORED,
                     "CLAUDE.local.md is tracked by git: `git rm --cached` it and add it to .gitignore",
                 )  # fmt: skip
-            elif not self.repo.is_ignored(info.path):
+            elif not ignored:
                 add(
                     1, 1, codes.LOCAL_NOT_IGNORED,
                     "CLAUDE.local.md is not git-ignored: add it to .gitignore so it stays private",
@@ -558,8 +562,8 @@ class FileChecker:
             return
         base = self.repo.relative(info.load_dir)
         tracked = self.repo.tracked()
-        if base is None or not tracked:
-            return
+        if base is None or not tracked or not self.repo.complete:
+            return  # no listing, or not all of it: no glob can be shown dead
         prefix = "" if base in ("", ".") else base + "/"
         for pattern in globs.patterns:
             match = compiled_globs.gitignore(pattern).match

@@ -17,12 +17,14 @@ working directory removed) is reported and the watch goes on.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from .. import display
 from ..discovery.locations import RealDirs
@@ -30,17 +32,21 @@ from ..errors import AssemblerError, DiscoveryError
 from ..model import Diagnostic, Severity
 
 if TYPE_CHECKING:
+    from watchdog.observers.api import ObservedWatch
+
     from ..assembly import Assembly
     from .assembler import Assembler, Dependencies
 
 PathLike = str | os.PathLike[str]
 MAX_WAIT = 2.0  # a stream of events never delays a render longer than this
-# watchdog runs one thread per watched directory: at most this many, each with a small stack
-# (a repository decides how many directories its rules span; 8 MiB stacks would exhaust a
-# 1 GiB address space at about a hundred).
+# Directories watched at most: a repository decides how many its rules span (a rules entry
+# linked to `/` spans thousands). On Linux each is one inotify watch of one instance read by
+# one thread; elsewhere watchdog runs one thread per directory, each with a small stack (8 MiB
+# stacks would exhaust a 1 GiB address space at about a hundred).
 MAX_WATCHED = 1024
 WATCH_STACK_BYTES = 256 * 1024
 _STOP = ("", "")
+_LOST = ("\0lost", "")  # the kernel dropped events (its queue overflowed): run again
 
 
 class Update(NamedTuple):
@@ -146,11 +152,10 @@ class Watcher:
         self.plan = Plan(frozenset(), frozenset(), frozenset())
         self._events: queue.Queue[tuple[str, str]] = queue.Queue()
         self._stopped = threading.Event()
-        self._observer: Any = None
-        self._watches: dict[str, tuple[Any, tuple[int, int] | None]] = {}
-        self.unwatched = 0  # directories wanted but over `MAX_WATCHED`
+        self._observer: _Watches | None = None
+        self._watches: dict[str, tuple[object, tuple[int, int] | None]] = {}
+        self.unwatched = 0  # directories wanted but over `MAX_WATCHED`, or refused a watch
         self._planned: Dependencies | None = None
-        self._handler: Any = None
         self._last: Assembly | None = None
         self._text: str | None = None
         self._tokens = 0
@@ -164,11 +169,7 @@ class Watcher:
         self.close()
 
     def start(self) -> Update:
-        from watchdog.observers import Observer
-
-        self._observer = Observer()
-        self._handler = _handler(self._events)
-        self._observer.start()
+        self._observer = _watches(self._events)
         update = self._refresh(first=True)
         assert update is not None
         return update
@@ -181,8 +182,7 @@ class Watcher:
     def close(self) -> None:
         self.stop()
         if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(timeout=5)
+            self._observer.close()
             self._observer = None
 
     def updates(self) -> Iterator[Update]:
@@ -213,7 +213,7 @@ class Watcher:
                 src, dest = self._events.get(timeout=timeout)
             except queue.Empty:
                 return False
-            if relevant(self.plan, src) or relevant(self.plan, dest):
+            if (src, dest) == _LOST or relevant(self.plan, src) or relevant(self.plan, dest):
                 return True
         return False
 
@@ -229,7 +229,7 @@ class Watcher:
                 src, dest = self._events.get(timeout=left)
             except queue.Empty:
                 return
-            if relevant(self.plan, src) or relevant(self.plan, dest):
+            if (src, dest) == _LOST or relevant(self.plan, src) or relevant(self.plan, dest):
                 quiet_since = time.monotonic()
 
     # --- rendering ------------------------------------------------------------------------
@@ -281,7 +281,8 @@ class Watcher:
             if self.unwatched:
                 line += (
                     f"; {self.unwatched:,} more directories are not watched (over "
-                    f"{self.max_watched:,}, or no thread left): changes there are not seen"
+                    f"{self.max_watched:,}, or the system gave no more watches): changes there "
+                    "are not seen"
                 )
         else:
             line = summary(before, assembly, self._tokens, tokens)
@@ -296,6 +297,7 @@ class Watcher:
 
     def _schedule(self, dependencies: Dependencies) -> bool:
         """Watch what `dependencies` need; True when a directory is newly watched."""
+        assert self._observer is not None, "start() first"
         if dependencies != self._planned:
             self.plan, self._planned = plan(dependencies), dependencies
         wanted = self.plan.directories
@@ -303,32 +305,133 @@ class Watcher:
             watch, identity = self._watches[directory]
             if directory not in wanted or _identity(directory) != identity:
                 # Not needed, or deleted (and maybe made again): its watch is dead.
-                _unschedule(self._observer, watch)
+                self._observer.remove(watch)
                 del self._watches[directory]
         added = False
         missing = sorted(wanted - self._watches.keys())
         room = max(self.max_watched - len(self._watches), 0)
         self.unwatched = max(len(missing) - room, 0)
-        with _small_stacks():
-            for i, directory in enumerate(missing[:room]):
-                identity = _identity(directory)
-                try:
-                    watch = self._observer.schedule(
-                        self._handler, directory, recursive=False, event_filter=_event_filter()
-                    )
-                except OSError:  # gone meanwhile (its parent says so), or no inotify watch left
-                    continue
-                except RuntimeError:  # no thread can start (a process or memory limit)
-                    self.unwatched += room - i
-                    break
-                self._watches[directory] = (watch, identity)
-                added = True
+        for i, directory in enumerate(missing[:room]):
+            identity = _identity(directory)
+            try:
+                watch = self._observer.add(directory)
+            except FileNotFoundError:  # gone meanwhile: its parent says so
+                continue
+            except (OSError, RuntimeError, MemoryError):
+                # No watch, thread or memory left (a system or process limit): say so once.
+                self.unwatched += room - i
+                break
+            self._watches[directory] = (watch, identity)
+            added = True
         return added
+
+
+class _Watches(Protocol):
+    """Non-recursive watches of directories, each event put as (src, dest) on a queue."""
+
+    def add(self, directory: str) -> object:
+        """Watch `directory`; raises OSError (gone, no watch left), RuntimeError (no thread)."""
+
+    def remove(self, watch: object) -> None:
+        """Stop watching (the directory may be gone already)."""
+
+    def close(self) -> None:
+        """Stop every watch and the threads behind them."""
+
+
+def _watches(events: queue.Queue[tuple[str, str]]) -> _Watches:
+    """One inotify instance and one thread for every directory on Linux (watchdog's
+    `InotifyFD`), else watchdog's observer of the platform (a thread per directory)."""
+    if not sys.platform.startswith("linux"):
+        return _ThreadPerDirectory(events)
+    from watchdog.observers.inotify_c import InotifyFD
+
+    return _OneInotify(events, InotifyFD)
+
+
+class _OneInotify:
+    """Every directory one watch of one inotify instance, read by one thread: the memory of a
+    watch does not grow with the number of directories (a thread each took a stack, and
+    glibc a 64 MiB malloc arena per busy thread: over 1 GiB of address space at 1,024)."""
+
+    def __init__(self, events: queue.Queue[tuple[str, str]], inotify: Any) -> None:
+        from watchdog.observers.inotify_c import InotifyConstants as c
+
+        self._events = events
+        self._mask = (
+            c.IN_CREATE | c.IN_MODIFY | c.IN_ATTRIB | c.IN_CLOSE_WRITE | c.IN_DELETE
+            | c.IN_MOVED_FROM | c.IN_MOVED_TO | c.IN_DELETE_SELF | c.IN_DONT_FOLLOW
+        )  # fmt: skip
+        self._directories: dict[int, dict[int, str]] = {}  # wd -> callback id -> directory
+        self._ids = itertools.count(1)
+        try:
+            self._fd = inotify()
+            with _small_stacks():
+                self._fd.start()
+        except (OSError, RuntimeError, MemoryError) as err:
+            raise AssemblerError(
+                f"cannot watch: {err}; the system has no inotify instance or thread left "
+                "(fs.inotify.max_user_instances): stop other watchers and run again"
+            ) from err
+
+    def add(self, directory: str) -> object:
+        id_ = next(self._ids)
+        wd = self._fd.add_callback(os.fsencode(directory), self._mask, self, id_)
+        self._directories.setdefault(wd, {})[id_] = directory
+        return (wd, id_)
+
+    def remove(self, watch: object) -> None:
+        wd, id_ = cast("tuple[int, int]", watch)
+        self._directories.get(wd, {}).pop(id_, None)
+        with contextlib.suppress(OSError):  # already gone with its directory
+            self._fd.remove_callbacks([(wd, id_)])
+
+    def close(self) -> None:
+        self._fd.stop()
+        self._fd.join(timeout=5)
+
+    # watchdog's `WatchCallback`, called on the inotify thread.
+    def on_event(self, event: Any) -> None:
+        name = os.fsdecode(event.name)
+        for directory in list(self._directories.get(event.wd, {}).values()):
+            self._events.put((os.path.join(directory, name) if name else directory, ""))
+
+    def on_watch_deleted(self, wd: int) -> None:
+        self._directories.pop(wd, None)
+
+    def on_queue_overflow(self) -> None:
+        self._events.put(_LOST)
+
+
+class _ThreadPerDirectory:
+    """watchdog's observer of the platform (FSEvents, kqueue, ReadDirectoryChangesW): one
+    thread per watched directory, each started with a small stack."""
+
+    def __init__(self, events: queue.Queue[tuple[str, str]]) -> None:
+        from watchdog.observers import Observer
+
+        self._observer = Observer()
+        self._handler = _handler(events)
+        self._observer.start()
+
+    def add(self, directory: str) -> object:
+        with _small_stacks():
+            return self._observer.schedule(
+                self._handler, directory, recursive=False, event_filter=_event_filter()
+            )
+
+    def remove(self, watch: object) -> None:
+        with contextlib.suppress(KeyError, OSError):  # already dropped with its directory
+            self._observer.unschedule(cast("ObservedWatch", watch))
+
+    def close(self) -> None:
+        self._observer.stop()
+        self._observer.join(timeout=5)
 
 
 @contextlib.contextmanager
 def _small_stacks() -> Iterator[None]:
-    """Threads started meanwhile (watchdog's, one per watch) get `WATCH_STACK_BYTES`."""
+    """Threads started meanwhile (watchdog's) get `WATCH_STACK_BYTES`."""
     before = threading.stack_size(WATCH_STACK_BYTES)
     try:
         yield
@@ -342,11 +445,6 @@ def _identity(directory: str) -> tuple[int, int] | None:
     except (OSError, ValueError):
         return None
     return (st.st_dev, st.st_ino)
-
-
-def _unschedule(observer: Any, watch: Any) -> None:
-    with contextlib.suppress(KeyError, OSError):  # already dropped (its directory was deleted)
-        observer.unschedule(watch)
 
 
 def _event_filter() -> list[Any]:

@@ -25,7 +25,7 @@ SECRET_ENV = "FUZZ_PLANTED_SECRET"  # a marker in the CLI's environment (/proc/s
 OUT = "ctxasm-out.xml"  # `render --out` writes here, in the project
 SAVE = "src/ctxasm-snap.json"  # `cache --save` writes here, in the project
 CLASSES = (
-    "special", "symlink", "deep", "alias-bomb", "glob", "name", "forged", "widen", "output"
+    "special", "symlink", "deep", "alias-bomb", "glob", "name", "forged", "widen", "output", "git"
 )  # fmt: skip
 
 
@@ -144,6 +144,44 @@ def special(draw: st.DrawFn) -> Part:
     kind = draw(st.sampled_from(("fifo", "socket", *_DEVICES)))
     node: Node = Link(kind) if kind.startswith("/") else Special(kind)
     return part("special", f"{kind} as {label}", *placed(label, where, path, node))
+
+
+# --- special files where git looks (issue 22) ------------------------------------------------
+
+# `git init`'s configuration, which a part that names files from `.git/config` replaces.
+GIT_CONFIG = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+# Where git opens a file whatever it is asked, or where its walk of the tree does: (label,
+# the special file's path, what else the place needs). Written after `git add` (which would
+# wait on them too).
+_GIT_PLACES: tuple[tuple[str, str, tuple[tuple[Where, str, Node], ...]], ...] = (
+    (".gitignore", ".gitignore", ()),
+    ("nested .gitignore", "src/.gitignore", ()),
+    ("untracked .gitignore", "untracked/.gitignore", (("project", "untracked/a.txt", Text("")),)),
+    (".gitattributes", ".gitattributes", ()),
+    (".git/info/exclude", ".git/info/exclude", ()),
+    (".git/index", ".git/index", ()),
+    (".git/HEAD", ".git/HEAD", ()),
+    ("include.path", "git-include", (("project", ".git/config", Text(GIT_CONFIG + "[include]\n\tpath = ../git-include\n")),)),
+    ("includeIf path", "git-include", (("project", ".git/config", Text(GIT_CONFIG + '[includeIf "gitdir:/"]\n\tpath = "../git-include"\n')),)),
+    ("core.excludesFile", "git-exclude", (("project", ".git/config", Text(GIT_CONFIG + "[core]\n\texcludesFile = git-exclude\n")),)),
+)  # fmt: skip
+
+
+def git_special(label: str, kind: str) -> Part:
+    _, path, extra = next(p for p in _GIT_PLACES if p[0] == label)
+    return part("git", f"{kind} as {label}", ("project", path, Special(kind)), *extra)
+
+
+@st.composite
+def git(draw: st.DrawFn) -> Part:
+    label = draw(st.sampled_from([p[0] for p in _GIT_PLACES]))
+    return git_special(label, draw(st.sampled_from(("fifo", "socket"))))
+
+
+def written_after_git_add(where: Where, rel: str, node: Node) -> bool:
+    """Special files (git stages none) and git's own files: `git add` would wait on a FIFO
+    where git reads, and a configuration a part writes would be read by it."""
+    return isinstance(node, Special) or (where == "project" and rel.startswith(".git/"))
 
 
 # --- symlinks in and out of the tree --------------------------------------------------------
@@ -584,6 +622,7 @@ STRATEGIES = {
     "forged": forged(),
     "widen": widen(),
     "output": output(),
+    "git": git(),
 }
 
 

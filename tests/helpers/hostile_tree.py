@@ -30,6 +30,7 @@ from tests.helpers.hostile import (
     Special,
     Text,
     Where,
+    written_after_git_add,
 )
 
 # --- building a plan on disk ----------------------------------------------------------------
@@ -249,8 +250,10 @@ def build(root: Path, plan: Plan) -> Layout:
     # Files first, then links and special files: a part's link may replace a directory path
     # another part fills, and a link written first would send those files through it.
     ordered = sorted(nodes.items(), key=lambda kv: isinstance(kv[1], (Link, Special)))
+    late = [(key, node) for key, node in ordered if written_after_git_add(*key, node)]
     for (where, rel), node in ordered:
-        _write(bases[where] / rel, node, bases[where], layout)
+        if ((where, rel), node) not in late:
+            _write(bases[where] / rel, node, bases[where], layout)
     touched = layout.project / touch
     if not os.path.lexists(touched) and _inside(touched.parent, layout.project):
         try:
@@ -265,4 +268,6 @@ def build(root: Path, plan: Plan) -> Layout:
         timeout=60,
         env={"PATH": os.environ.get("PATH", ""), "HOME": str(layout.home)},
     )
+    for (where, rel), node in late:
+        _write(bases[where] / rel, node, bases[where], layout)
     return layout

@@ -46,6 +46,21 @@ def git_init(directory: Path) -> Path:
     return directory
 
 
+def tracked_index(repo_dir: Path, count: int) -> None:
+    """`count` tracked `CLAUDE.md` files in git's index only (none on disk), in seconds."""
+    git_init(repo_dir)
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(repo_dir.parent)}
+    blob = subprocess.run(
+        ["git", "-C", str(repo_dir), "hash-object", "-w", "--stdin"],
+        input=b"Use tabs.\n", capture_output=True, check=True, env=env,
+    ).stdout.decode().strip()  # fmt: skip
+    entries = "".join(f"100644 {blob}\tp{i:07}/CLAUDE.md\n" for i in range(count))
+    subprocess.run(
+        ["git", "-C", str(repo_dir), "update-index", "--index-info"],
+        input=entries.encode(), check=True, env=env, timeout=600,
+    )  # fmt: skip
+
+
 def machine(tmp: Path) -> dict[str, Any]:
     """A hermetic machine inside `tmp`: the `home`, `managed_dir` and `environ` options."""
     return {"home": tmp / "home", "managed_dir": tmp / "managed", "environ": {}}

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
+import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assembler.lint.git import GitRepo
-from tests.helpers.trees import build, git_init
+from tests.helpers.trees import build, git_init, tracked_index
 
 _PARTS = st.lists(st.sampled_from(["a", "b", "ab", "..", ".", "a.md"]), max_size=4)
 
@@ -45,3 +48,104 @@ def test_the_walks_list_untracked_and_ignored_files(tmp_path: Path) -> None:
     assert repo.tracked() == {".gitignore", "CLAUDE.md"}
     assert repo.walked() == ([], [])  # collected once; nothing started since
     repo.close()
+
+
+# --- special files where git reads (issue 22, item 8) ---------------------------------------
+
+
+def _committed(tmp_path: Path) -> Path:
+    """A repository with two committed instruction files and an untracked directory."""
+    repo_dir = git_init(tmp_path / "repo")
+    build(repo_dir, {"CLAUDE.md": "Use tabs.\n", "sub/CLAUDE.md": "Sub.\n", "new/a.txt": "x\n"})
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+    subprocess.run(["git", "-C", str(repo_dir), "add", "CLAUDE.md", "sub"], check=True, env=env)
+    return repo_dir
+
+
+def _plant(repo_dir: Path, place: str) -> str:
+    """A FIFO where git reads; returns its path relative to the repository."""
+    config = repo_dir / ".git" / "config"
+    named = {
+        "include": "[include]\n\tpath = ../evil\n",
+        "includeIf": '[includeIf "gitdir:/"]\n\tpath = "../evil" ; a comment\n',
+        "excludesFile": "[core]\n\texcludesFile = evil\n",
+    }
+    if place in named:
+        with open(config, "a", encoding="utf-8") as f:
+            f.write(named[place])
+        rel = "evil"
+    else:
+        rel = place
+    path = repo_dir / rel
+    if os.path.lexists(path):
+        os.unlink(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    return rel
+
+
+# Each place git opens before it answers: fixed places, refused before git runs, and
+# `.gitignore`s only git's walk meets (new/, sub/), noticed while git waits on them.
+GIT_PLACES = (
+    ".gitignore",
+    ".gitattributes",
+    "sub/.gitignore",
+    "new/.gitignore",
+    ".git/info/exclude",
+    ".git/index",
+    ".git/HEAD",
+    "include",
+    "includeIf",
+    "excludesFile",
+)
+
+
+@pytest.mark.parametrize("place", GIT_PLACES)
+def test_a_fifo_where_git_reads_is_reported_not_waited_on(tmp_path: Path, place: str) -> None:
+    repo_dir = _committed(tmp_path)
+    rel = _plant(repo_dir, place)
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "assembler", "lint",
+         "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")],
+        cwd=repo_dir, capture_output=True, text=True, timeout=50,
+        env={**os.environ, "HOME": str(tmp_path)}, check=False,
+    )  # fmt: skip
+    took = time.monotonic() - started
+    assert took < 15, f"lint waited {took:.1f} s on a FIFO at {place}"
+    assert result.returncode == 1, result.stdout + result.stderr
+    unlisted = [line for line in result.stdout.splitlines() if " CTX009 " in line]
+    assert len(unlisted) == 1, result.stdout
+    fixed = place not in ("sub/.gitignore", "new/.gitignore")
+    assert unlisted[0].startswith(f"{rel}:1:1: error CTX009 " if fixed else ".:1:1: error CTX009 ")
+    assert "could not list the repository" in unlisted[0]
+    # The files are still checked (found by a walk).
+    assert "2 files checked" in result.stderr or "CLAUDE.md" in result.stdout, result.stderr
+
+
+def test_a_repository_whose_git_failed_asks_git_nothing_more(tmp_path: Path) -> None:
+    repo_dir = _committed(tmp_path)
+    _plant(repo_dir, "new/.gitignore")
+    repo = GitRepo(repo_dir)
+    repo.walk([":(glob)**/CLAUDE.local.md"])
+    started = time.monotonic()
+    assert repo.walked() == ([], [])
+    assert repo.failure is not None and "FIFO" in repo.failure.why
+    assert not repo.is_ignored(repo_dir / "CLAUDE.local.md")  # no git run: no wait
+    assert time.monotonic() - started < 10
+    repo.close()
+
+
+# --- a huge index (issue 22, item 9) -------------------------------------------------------
+
+
+def test_a_listing_is_read_as_git_writes_it_and_stops_at_its_cap(tmp_path: Path) -> None:
+    tracked_index(tmp_path / "repo", 5_000)
+    repo = GitRepo(tmp_path / "repo", max_listed=1_000)
+    repo.prefetch()
+    tracked = repo.tracked()
+    assert len(tracked) == 1_000 and "p0000000/CLAUDE.md" in tracked
+    assert not repo.complete and repo.failure is None
+    repo.close()
+    whole = GitRepo(tmp_path / "repo")
+    assert len(whole.tracked()) == 5_000 and whole.complete  # without a prefetch, the same

@@ -285,9 +285,10 @@ def test_watched_directories_are_capped_and_the_cap_is_said(tmp_path: Path) -> N
 
 
 def test_a_watch_of_many_directories_fits_in_a_small_address_space(tmp_path: Path) -> None:
-    """One watchdog thread per directory: with 8 MiB stacks, 150 rules directories could not
-    start under a 1 GiB address-space limit ("can't start new thread", exit 3). Now small
-    stacks let more start, and when no more can, the directories left are said: no crash."""
+    """With a watchdog thread per directory and 8 MiB stacks, 150 rules directories could not
+    start under a 1 GiB address-space limit ("can't start new thread", exit 3). Now one
+    inotify thread watches them all on Linux (small stacks elsewhere), and directories left
+    unwatched are said: no crash."""
     git_init(tmp_path / "repo")
     build(tmp_path, {f"repo/.claude/rules/d{i}/r.md": f"rule {i}" for i in range(400)})
     script = (
@@ -308,3 +309,67 @@ def test_a_watch_of_many_directories_fits_in_a_small_address_space(tmp_path: Pat
     watched, unwatched, line = done.stdout.split(" ", 2)
     assert int(watched) > 14 and int(watched) + int(unwatched) > 400  # 14: 8 MiB stacks
     assert int(unwatched) == 0 or f"{unwatched} more directories are not watched" in line
+
+
+def _status(pid: int) -> dict[str, int]:
+    """Threads, VmPeak and VmHWM (KiB) of a running process, from /proc."""
+    fields = {}
+    with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+        for line in status:
+            name, _, value = line.partition(":")
+            if name in ("Threads", "VmPeak", "VmHWM"):
+                fields[name] = int(value.split()[0])
+    return fields
+
+
+def _stderr_line(proc: subprocess.Popen[str], deadline: float) -> str:
+    import select
+
+    assert proc.stderr is not None
+    ready, _, _ = select.select([proc.stderr], [], [], max(0.0, deadline - time.monotonic()))
+    assert ready, "no line on stderr in time"
+    return proc.stderr.readline()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="one inotify thread: Linux")
+def test_a_rules_link_to_a_wide_tree_is_watched_by_one_thread_in_bounded_memory(
+    tmp_path: Path,
+) -> None:
+    """A rules entry linked to a tree of 1,500 directories (as a link to `/` finds on a
+    full machine): a thread per directory took 1,027 threads and 1.3 GiB of address space,
+    and under a 1 GiB limit ended in MemoryError depending on what the machine held. Now one
+    inotify thread watches the 1,024 it may, whatever the tree, and real events still come."""
+    repo = git_init(tmp_path / "repo")
+    wide = tmp_path / "wide"
+    for i in range(1500):
+        os.makedirs(wide / f"d{i:04}")
+        (wide / f"d{i:04}" / "x.txt").write_text("")
+    build(tmp_path, {"repo/CLAUDE.md": "Root.\n", "home": None, "managed": None})
+    (repo / ".claude" / "rules").mkdir(parents=True)
+    os.symlink(wide, repo / ".claude" / "rules" / "wide")
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assembler", "watch", str(repo), "--debounce", "20",
+         "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=limit,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        first = _stderr_line(proc, deadline)
+        assert "in 1024 directories" in first and "more directories are not watched" in first
+        status = _status(proc.pid)
+        (wide / "d0003" / "new.md").write_text("A new rule.\n")  # d0003 is watched
+        while "added" not in (line := _stderr_line(proc, deadline)):
+            pass
+        assert "new.md" in line
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(WAIT)
+    assert code == 0
+    assert status["Threads"] <= 4, status
+    assert status["VmPeak"] < 512 << 10, status  # KiB: under half of the 1 GiB limit
