@@ -35,6 +35,7 @@ from ..discovery.loader import Loaded, Loader
 from ..discovery.skills import is_skill_file
 from ..model import Layer, Reason, Source, Why
 from ..parsing import frontmatter as fm
+from ..parsing.positions import Lines
 from . import rulefiles as rf
 from .base import FileKind, FileNote, FileRole, FormatContext
 
@@ -269,14 +270,16 @@ class Cursor:
 
 
 def _rule_notes(text: str, base_dir: str) -> list[FileNote]:
-    head, _ = fm.split_frontmatter(text.removeprefix("\ufeff"))
+    text = text.removeprefix("\ufeff")
+    head, _ = fm.split_frontmatter(text)
     if not head.present or head.error or head.too_complex:
         return []  # CTX301 / CTX308 say so
     data = head.data
+    lines = Lines(text)
     out: list[FileNote] = []
 
     def add(key: str, code: codes.Code, message: str) -> None:
-        out.append(FileNote(rf.frontmatter_line(text, key), 1, code, message))
+        out.append(FileNote(lines.of_key(key, head), 1, code, message))
 
     for key in data:
         if key not in KEYS:

@@ -35,6 +35,7 @@ from ..discovery.context import LoadNote
 from ..discovery.loader import RUN_MAX_IMPORTS, RUN_TEXT_CHARS, Loader
 from ..discovery.locations import within
 from ..discovery.reader import ReadStatus
+from ..parsing.positions import Lines
 
 MAX_DEPTH = 5
 _SPACE = " \t\n\r"
@@ -119,7 +120,7 @@ class Importer:
         found = find_imports(content)
         if not found:
             return content
-        at = _Positions(content)
+        at = Lines(content)
         if depth >= MAX_DEPTH:
             for item in found:
                 if self._spend(origin):
@@ -153,7 +154,7 @@ class Importer:
 
     def _one(
         self,
-        at: _Positions,
+        at: Lines,
         item: Found,
         base: str,
         root: str,
@@ -234,25 +235,9 @@ class Importer:
             return "not a regular file: ctxasm never opens it (Gemini CLI would wait on it)"
         return f"EACCES: permission denied, open '{path}'"
 
-    def _note(
-        self, code: codes.Code, origin: str, at: _Positions, item: Found, message: str
-    ) -> None:
+    def _note(self, code: codes.Code, origin: str, at: Lines, item: Found, message: str) -> None:
         """A load diagnostic on the importing file, and a positioned note for lint (reported
         for a linted file when the import is written in it)."""
         self.loader.note(code, origin, message)
-        line, col = at.of(item.start)
+        line, col = at.at(item.start)
         self.notes.append(LoadNote(origin, line, col, code.code, message))
-
-
-class _Positions:
-    """Line and column of offsets in one text, its line starts indexed on first use."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._starts: list[int] | None = None
-
-    def of(self, offset: int) -> tuple[int, int]:
-        if self._starts is None:
-            self._starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
-        index = bisect.bisect_right(self._starts, offset) - 1
-        return index + 1, offset - self._starts[index] + 1
