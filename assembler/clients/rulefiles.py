@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from .. import codes
 from ..discovery.context import Run
+from ..discovery.index import Entry
 from ..discovery.loader import Loaded, Loader, text_source
 from ..discovery.locations import within
 from ..discovery.rules import rule_files
@@ -166,13 +167,13 @@ def load_lazily(
 
 
 def index_source(
-    entries: Sequence[tuple[str, str]], roots: Sequence[str], counter: TokenCounter, what: str
+    entries: Sequence[Entry], roots: Sequence[str], counter: TokenCounter, what: str
 ) -> Source | None:
-    """One section listing `(name, description)` of each rule the agent reads on request
+    """One section listing the name and description of each rule the agent reads on request
     (like Claude Code's skills index: names and descriptions, not the text)."""
     if not entries:
         return None
-    text = "\n".join(f"- {name}: {' '.join(description.split())}" for name, description in entries)
+    text = "\n".join(f"- {e.name}: {e.description}" for e in entries)
     count = f"{len(entries)} rule{'s' if len(entries) != 1 else ''}"
     reason = Reason(Why.RULES_INDEX, f"{what}: {count}, name and description only")
     path = f"<{what}>"

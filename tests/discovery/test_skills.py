@@ -253,3 +253,51 @@ def test_a_skill_with_invalid_yaml_is_listed_by_its_directory_and_reported(tmp_p
     a = run(tmp_path, "repo")
     assert [(s.name, s.description) for s in a.skills] == [("deploy", "Deploys.")]
     assert codes(a) == ["CTX301"]
+
+
+def test_a_huge_description_or_name_is_cut_and_said(tmp_path: Path) -> None:
+    """Issue 22 item 7: a skill's name and description are listed with every skill at once,
+    so each is cut (256 and 4,096 characters, whitespace runs made one space first) and the
+    cut said (CTX706); the body, read on demand, is whole."""
+    git_init(tmp_path / "repo")
+    huge = "word \n " * 300_000
+    build(
+        tmp_path,
+        {
+            "repo/.claude/skills/big/SKILL.md": skill(huge.replace("\n", " ")),
+            "repo/.claude/skills/named/SKILL.md": skill("short", name="n" * 1000),
+            "repo/.claude/skills/fine/SKILL.md": skill("x" * 4096),
+            "repo/.claude/skills/lines/SKILL.md": "\n" * 1_000_000 + "# " + "y" * 200,
+        },
+    )
+    a = run(tmp_path, "repo")
+    by_dir = {s.directory: s for s in a.skills}
+    assert by_dir["big"].description == ("word " * 820)[:4093] + "..."
+    assert by_dir["named"].name == "n" * 253 + "..."
+    assert by_dir["fine"].description == "x" * 4096  # at the limit: whole
+    assert by_dir["lines"].description == "y" * 97 + "..."  # the client's own fallback cut
+    cut = sorted((d.path, d.message) for d in a.diagnostics if d.code == "CTX706")
+    assert [path for path, _ in cut] == [
+        ".claude/skills/big/SKILL.md",
+        ".claude/skills/named/SKILL.md",
+    ]
+    assert "description is over 4,096 characters" in cut[0][1]
+    assert "name is over 256 characters" in cut[1][1]
+    assert a.skill("big").endswith("Do the thing.\n")
+
+
+def test_the_index_holds_at_most_a_mebibyte_of_names_and_descriptions(tmp_path: Path) -> None:
+    """257 skills of 4,096-character descriptions: the first 255 fit in 1 Mi characters, the
+    rest are not listed and said once."""
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {f"repo/.claude/skills/s{i:03d}/SKILL.md": skill("d" * 4096) for i in range(257)},
+    )
+    a = run(tmp_path, "repo")
+    assert [s.directory for s in a.skills] == [f"s{i:03d}" for i in range(255)]
+    [index] = [s for s in a.sources if s.tag == "skills"]
+    assert len(index.content) <= 1024 * 1024
+    [said] = [d for d in a.diagnostics if d.code == "CTX706"]
+    assert said.path == ".claude/skills/s255/SKILL.md"
+    assert "2 skills are not listed" in said.message
