@@ -2,7 +2,8 @@
 
 Hypothesis builds repositories from a grammar of hostile parts (`tests/helpers/hostile.py`:
 special files, symlinks in and out of the tree, deep nesting, YAML alias bombs, pathological
-globs, huge and odd names, forged tags, configuration that widens reads) and runs every
+globs, huge and odd names, forged tags, configuration that widens reads, Gemini, Cursor,
+Copilot and skills inputs at scale) and runs every
 command on each in a subprocess under a memory, output and wall-clock limit
 (`tests/helpers/hostile_cli.py`). The oracle: exit code 0, 1 or 2; no traceback; stdout valid
 for its format; a planted secret from outside the project only with a warning naming its
@@ -138,6 +139,11 @@ REPRODUCTIONS = {
     ),
     "deep-rules-tree": _plan(hostile.deep_rules(1100)),
     "long-import-chain": _plan(hostile.import_chain(2000, True)),
+    # Issue 22, items 5-7.
+    "gemini-10000-imports-of-4mib": _plan(hostile.gemini_imports(10_000, 4 * hostile.MIB)),
+    "cursor-2000-keys": _plan(hostile.many_keys("cursor rule", 2000)),
+    "copilot-2000-keys": _plan(hostile.many_keys("copilot instructions", 2000)),
+    "100-skills-3mb-descriptions": _plan(hostile.huge_descriptions("skills", 100, 3 * hostile.MIB)),
 }
 
 
