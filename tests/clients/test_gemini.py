@@ -16,7 +16,7 @@ from assembler.cli import cli
 from assembler.clients.gemini_imports import code_regions, find_imports
 from assembler.lint import lint
 from assembler.live.explain import Status, explain
-from tests.helpers.trees import build, git_init, machine
+from tests.helpers.trees import Link, build, git_init, machine
 
 PREAMBLE = "# Contextual Instructions (GEMINI.md)\nThe following content is loaded from local and global configuration files.\n"
 
@@ -282,6 +282,34 @@ def test_touching_a_file_attaches_just_in_time_context_once(tmp_path: Path) -> N
     assert again.attached(touched) == ()  # loaded once
     away = touched.touch(tmp_path / "outside" / "x.ts")
     assert away.attached(touched) == () and "CTX407" in [d.code for d in away.diagnostics]
+
+
+def test_a_diamond_of_imports_repeats_the_text_each_time_as_the_client_does(
+    tmp_path: Path,
+) -> None:
+    """Each file is read once a run, yet inlined wherever it is imported (by a link too), and
+    the next run reads it again."""
+    repo = git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "repo/GEMINI.md": "@a.md @b.md @link.md",
+            "repo/a.md": "A @c.md",
+            "repo/b.md": "B @c.md",
+            "repo/c.md": "C",
+            "repo/link.md": Link("c.md"),
+        },
+    )
+
+    def inlined(path: str, text: str) -> str:
+        return f"<!-- Imported from: {path} -->\n{text}\n<!-- End of import from: {path} -->"
+
+    c = inlined("c.md", "C")
+    assert _gemini(tmp_path, repo).sources[0].content == " ".join(
+        [inlined("a.md", f"A {c}"), inlined("b.md", f"B {c}"), inlined("link.md", "C")]
+    )
+    (repo / "c.md").write_text("changed")
+    assert _gemini(tmp_path, repo).sources[0].content.count("changed") == 3
 
 
 def _bytes_read() -> int:
