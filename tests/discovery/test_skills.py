@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -301,3 +303,44 @@ def test_the_index_holds_at_most_a_mebibyte_of_names_and_descriptions(tmp_path: 
     [said] = [d for d in a.diagnostics if d.code == "CTX706"]
     assert said.path == ".claude/skills/s255/SKILL.md"
     assert "2 skills are not listed" in said.message
+
+
+# Runs the command after its first argument, its output and diagnostics to that file, and
+# prints its exit code and peak RSS (KiB on Linux): the command's own, whatever else the test
+# process started before.
+_PEAK = (
+    "import resource, subprocess, sys\n"
+    "out, *command = sys.argv[1:]\n"
+    "with open(out, 'w') as f:\n"
+    "    r = subprocess.run(command, stdout=f, stderr=subprocess.STDOUT)\n"
+    "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB, RLIMIT_AS")
+@pytest.mark.parametrize("command", ["render", "explain"])
+def test_a_hundred_skills_of_3_mb_descriptions_stay_small(tmp_path: Path, command: str) -> None:
+    """Issue 22 item 7, as reported: 100 skills with 3 MB descriptions made render and explain
+    peak at 1.27 GB (exit 3 under 1 GiB). Each description is cut as it is read: the run
+    peaks at some 50 MB, under a 1 GiB address-space limit, and says what it cut."""
+    repo = git_init(tmp_path / "repo")
+    text = "---\ndescription: " + "word " * (3 * 1024 * 1024 // 5) + "\n---\nBody.\n"
+    for i in range(100):
+        build(repo, {f".claude/skills/s{i:03d}/SKILL.md": text})
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    limit = f"resource.setrlimit(resource.RLIMIT_AS, ({1 << 30}, {1 << 30}))"
+    run_cli = f"import resource, sys; {limit}; from assembler.cli import main; sys.exit(main())"
+    out = tmp_path / "out.txt"
+    measured = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(out), sys.executable, "-c", run_cli, command, str(repo), *machine],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )  # fmt: skip
+    code, peak_kib = map(int, measured.stdout.split())
+    said = out.read_text()
+    assert code == 0, said[-500:]
+    assert peak_kib < 200 * 1024
+    assert said.count("[CTX706]") == 100

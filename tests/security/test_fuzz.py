@@ -139,11 +139,12 @@ REPRODUCTIONS = {
     ),
     "deep-rules-tree": _plan(hostile.deep_rules(1100)),
     "long-import-chain": _plan(hostile.import_chain(2000, True)),
-    # Issue 22, items 5-7.
+    # Issue 22, items 5 and 6 (item 7's 100 skills of 3 MB descriptions parse 300 MB of YAML
+    # in each command, past this harness's time limit on a busy machine: it runs on its own,
+    # tests/discovery/test_skills.py).
     "gemini-10000-imports-of-4mib": _plan(hostile.gemini_imports(10_000, 4 * hostile.MIB)),
     "cursor-2000-keys": _plan(hostile.many_keys("cursor rule", 2000)),
     "copilot-2000-keys": _plan(hostile.many_keys("copilot instructions", 2000)),
-    "100-skills-3mb-descriptions": _plan(hostile.huge_descriptions("skills", 100, 3 * hostile.MIB)),
 }
 
 
