@@ -9,7 +9,7 @@ index holds at most `INDEX_CHARS` of them; what is cut is said (CTX706).
 
 The limits never cut what an index shows in a normal repository: the Agent Skills format
 (agentskills.io, `docs/specification.mdx`) allows a name of 64 characters and a description
-of 1,024, and a run lists a thousand such skills before the total stops it.
+of 1,024, and an index lists over 900 such skills before the total stops it.
 """
 
 from __future__ import annotations
