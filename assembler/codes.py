@@ -93,6 +93,7 @@ CATALOGUE: tuple[Code, ...] = (
     (RULES_LOOP := Code("CTX703", "rules-loop", "a rules directory reached again through a symlink: not re-entered", None, INFO)),
     (RULES_LIMIT := Code("CTX704", "rules-limit", "a rules directory over the file, entry or depth limits: the rest is not loaded", None, WARNING)),
     (LOAD_LIMIT := Code("CTX705", "load-limit", "a run that loaded 16 Mi characters or followed 10,000 imports: the rest is not loaded", None, WARNING)),
+    (INDEX_ENTRY_CUT := Code("CTX706", "index-entry-cut", "a name over 256 or a description over 4,096 characters in an index the agent sees (skills, Cursor's requested rules), or past 1 Mi characters of them: cut, or not listed", WARNING, WARNING)),
     (SKILL_UNREADABLE := Code("CTX711", "skill-unreadable", "a SKILL.md that cannot be read: the skill is not listed", None, WARNING)),
     (SKILL_CONDITIONAL := Code("CTX712", "skill-conditional", "a skill with paths: offered only once a matching file is touched", None, INFO)),
     (SKILL_HIDDEN := Code("CTX713", "skill-hidden", "a skill with disable-model-invocation: never offered to the model", None, INFO)),

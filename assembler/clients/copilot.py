@@ -33,6 +33,7 @@ from ..discovery.loader import Loaded, Loader
 from ..discovery.skills import is_skill_file
 from ..model import Layer, Reason, Source, Why
 from ..parsing import frontmatter as fm
+from ..parsing.positions import Lines
 from . import rulefiles as rf
 from .base import FileKind, FileNote, FileRole, FormatContext
 
@@ -148,16 +149,17 @@ class Copilot:
             return []  # code review does not read AGENTS.md (docs: repository-custom-instructions-support)
         out: list[FileNote] = []
         reviewed = True
+        body = text.removeprefix("\ufeff")
+        lines = Lines(body)
         if role.kind is FileKind.RULE:
-            head, _ = fm.split_frontmatter(text.removeprefix("\ufeff"))
+            head, _ = fm.split_frontmatter(body)
             if head.present and not head.error and not head.too_complex:
-                out += _instruction_notes(text, head.data, str(role.load_dir))
+                out += _instruction_notes(lines, head, str(role.load_dir))
                 reviewed = "code-review" not in instructions_of(head.data, "/").excluded
             elif not head.present:
                 out.append(FileNote(1, 1, codes.COPILOT_NO_APPLY_TO, _NO_APPLY_TO))
-        body = text.removeprefix("\ufeff")
         if reviewed and len(body) > REVIEW_CHARS:
-            line, col = rf.offset_position(body, REVIEW_CHARS)
+            line, col = lines.at(REVIEW_CHARS)
             out.append(
                 FileNote(
                     line, col, codes.COPILOT_REVIEW_CUT,
@@ -175,11 +177,12 @@ _NO_APPLY_TO = (
 )
 
 
-def _instruction_notes(text: str, data: Mapping[str, Any], base_dir: str) -> list[FileNote]:
+def _instruction_notes(lines: Lines, head: fm.Frontmatter, base_dir: str) -> list[FileNote]:
+    data = head.data
     out: list[FileNote] = []
 
     def add(key: str, code: codes.Code, message: str) -> None:
-        out.append(FileNote(rf.frontmatter_line(text, key), 1, code, message))
+        out.append(FileNote(lines.of_key(key, head), 1, code, message))
 
     for key in data:
         if key not in KEYS:

@@ -30,11 +30,13 @@ from typing import Any, NamedTuple
 
 from .. import codes
 from ..discovery.context import Discovery, Run
+from ..discovery.index import Entry, Index, entry
 from ..discovery.lazy import attached
 from ..discovery.loader import Loaded, Loader
 from ..discovery.skills import is_skill_file
-from ..model import Layer, Reason, Source, Why
+from ..model import Layer, Reason, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
+from ..parsing.positions import Lines
 from . import rulefiles as rf
 from .base import FileKind, FileNote, FileRole, FormatContext
 
@@ -94,7 +96,8 @@ class _Walk:
     def __init__(self, loader: Loader) -> None:
         self.loader = loader
         self.waiting: list[rf.Waiting] = []
-        self.requested: list[tuple[str, str]] = []
+        self.requested: list[Entry] = []
+        self.index = Index()
         self.roots: list[str] = []
         self.pending: list[Source] = []
 
@@ -133,9 +136,7 @@ class _Walk:
                 )
             elif rule.kind is Kind.REQUESTED:
                 if not lazy:
-                    self.requested.append((name, rule.description))
-                    if shown_dir not in self.roots:
-                        self.roots.append(shown_dir)
+                    self._list(found.path, name, rule.description, shown_dir)
                 loader.note(
                     codes.CURSOR_REQUESTED,
                     found.path,
@@ -151,6 +152,29 @@ class _Walk:
                     f"you mention @{name}",
                 )
         return out
+
+    def _list(self, path: str, name: str, description: str, shown_dir: str) -> None:
+        """An agent-requested rule in the index, when it has room: its description one line
+        and cut (`discovery.index`), said when cut."""
+        listed = entry(name, description)
+        if not self.index.admit(path, listed):
+            return  # said once, when the index is built
+        if listed.cut:
+            self.loader.note(
+                codes.INDEX_ENTRY_CUT,
+                path,
+                f"agent-requested rule {name!r}: {listed.cut}; shorten it",
+            )
+        self.requested.append(listed)
+        if shown_dir not in self.roots:
+            self.roots.append(shown_dir)
+
+    def index_source(self, counter: TokenCounter) -> Source | None:
+        """The index of the agent-requested rules listed at start (None: none), and what
+        did not fit in it said."""
+        if self.index.left_out:
+            self.loader.note(codes.INDEX_ENTRY_CUT, self.index.first_out, self.index.full(INDEX))
+        return rf.index_source(self.requested, self.roots, counter, INDEX)
 
     def _note_values(self, found: rf.Found, rule: Rule) -> None:
         data = found.parsed.frontmatter.data
@@ -186,7 +210,7 @@ class Cursor:
         {
             *("CTX001", "CTX002", "CTX003", "CTX004", "CTX005", "CTX006", "CTX007", "CTX008"),
             *("CTX101", "CTX102", "CTX103", "CTX105", "CTX301", "CTX307", "CTX308", "CTX404"),
-            *("CTX501", "CTX502", "CTX503", "CTX504", "CTX601", "CTX801", "CTX802"),
+            *("CTX501", "CTX502", "CTX503", "CTX504", "CTX601", "CTX706", "CTX801", "CTX802"),
             *("CTX924", "CTX925", "CTX926", "CTX927", "CTX928"),
         }
     )
@@ -209,7 +233,7 @@ class Cursor:
             if directory == root:
                 legacy = Reason(why, "legacy .cursorrules at the workspace root")
                 out += loader.load(os.path.join(root, LEGACY), Layer.PROJECT, legacy, False)
-        index = rf.index_source(walk.requested, walk.roots, run.counter, INDEX)
+        index = walk.index_source(run.counter)
         sources = (*(item.source for item in out), *((index,) if index else ()))
         state = CursorState(tuple(scoped), tuple(walk.waiting))
         return Discovery(sources, tuple(loader.diagnostics), tuple(walk.pending), state=state)
@@ -269,14 +293,16 @@ class Cursor:
 
 
 def _rule_notes(text: str, base_dir: str) -> list[FileNote]:
-    head, _ = fm.split_frontmatter(text.removeprefix("\ufeff"))
+    text = text.removeprefix("\ufeff")
+    head, _ = fm.split_frontmatter(text)
     if not head.present or head.error or head.too_complex:
         return []  # CTX301 / CTX308 say so
     data = head.data
+    lines = Lines(text)
     out: list[FileNote] = []
 
     def add(key: str, code: codes.Code, message: str) -> None:
-        out.append(FileNote(rf.frontmatter_line(text, key), 1, code, message))
+        out.append(FileNote(lines.of_key(key, head), 1, code, message))
 
     for key in data:
         if key not in KEYS:
@@ -311,6 +337,13 @@ def _rule_notes(text: str, base_dir: str) -> list[FileNote]:
             "description",
             codes.CURSOR_DESCRIPTION,
             f"description is {raw!r}, not text: the agent cannot request the rule by it",
+        )
+    listed = entry("", rule.description) if rule.kind is Kind.REQUESTED else None
+    if listed is not None and listed.cut:
+        add(
+            "description",
+            codes.INDEX_ENTRY_CUT,
+            f"{listed.cut} in the agent-requested rules; shorten it",
         )
     return out
 

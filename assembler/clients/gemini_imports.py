@@ -17,7 +17,9 @@ From google-gemini/gemini-cli `packages/core/src/utils/memoryImportProcessor.ts`
   * files at depth 5 are inlined with their imports left as written (CTX912 for each).
 Each read goes through the run's `Disk`, at most `skip_bytes` each, and one run inlines at
 most `RUN_TEXT_CHARS` characters and follows at most `RUN_MAX_IMPORTS` imports (a diamond of
-imports repeats text, as in the client, so both bounds matter).
+imports repeats text, as in the client, so both bounds matter). A run reads each file once,
+and not at all once its size says it cannot fit in the characters left: 10,000 imports of one
+4 MiB file cost one read, not 40 GB.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import stat
 from typing import NamedTuple
 
 from .. import codes
@@ -32,6 +35,7 @@ from ..discovery.context import LoadNote
 from ..discovery.loader import RUN_MAX_IMPORTS, RUN_TEXT_CHARS, Loader
 from ..discovery.locations import within
 from ..discovery.reader import ReadStatus
+from ..parsing.positions import Lines
 
 MAX_DEPTH = 5
 _SPACE = " \t\n\r"
@@ -102,6 +106,9 @@ class Importer:
         self.notes = notes
         self._imports_left = RUN_MAX_IMPORTS
         self._text_left = RUN_TEXT_CHARS
+        self._limit = loader.policy.limits.skip_bytes
+        # Each file this run read, by (device, inode, size, mtime): `_first_read`'s answer.
+        self._files: dict[tuple[int, int, int, int], str | ReadStatus | None] = {}
 
     def process(self, content: str, path: str, root: str) -> str:
         """`content` of the file at `path` with its imports inlined (depth 0 of the chain)."""
@@ -113,7 +120,7 @@ class Importer:
         found = find_imports(content)
         if not found:
             return content
-        at = _Positions(content)
+        at = Lines(content)
         if depth >= MAX_DEPTH:
             for item in found:
                 if self._spend(origin):
@@ -147,7 +154,7 @@ class Importer:
 
     def _one(
         self,
-        at: _Positions,
+        at: Lines,
         item: Found,
         base: str,
         root: str,
@@ -181,46 +188,56 @@ class Importer:
         return f"<!-- Imported from: {item.path} -->\n{inner}\n<!-- End of import from: {item.path} -->"
 
     def _read(self, path: str) -> tuple[str | None, str]:
-        """The file's text, or None and the error Node's `fs` would give."""
-        result = self.loader.disk.read(path, self.loader.policy.limits.skip_bytes)
-        status = result.status
-        if status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
-            return None, f"ENOENT: no such file or directory, access '{path}'"
-        if status is ReadStatus.DIRECTORY:
-            return None, "EISDIR: illegal operation on a directory, read"
-        if status is ReadStatus.LOOP:
-            return None, f"ELOOP: too many symbolic links encountered, access '{path}'"
-        if status is ReadStatus.UNREADABLE:
-            return None, f"EACCES: permission denied, open '{path}'"
-        if status is ReadStatus.TOO_LARGE:
-            return None, f"over the {self.loader.policy.limits.skip_bytes:,} bytes ctxasm reads"
-        if status is ReadStatus.SPECIAL:
-            return None, "not a regular file: ctxasm never opens it (Gemini CLI would wait on it)"
-        text = result.text if result.ok else result.data.decode("utf-8", "replace")
-        if len(text) > self._text_left:
+        """The file's text, or None and the error Node's `fs` would give. A file is read once
+        per run (known by its `stat`: a link to it, or a diamond of imports, is the same file),
+        and one that cannot fit in what is left of the run's characters is not read again."""
+        disk = self.loader.disk
+        try:
+            st = disk.stat(path)
+        except (OSError, ValueError):  # the reader says why (missing, a broken link, a loop)
+            return None, self._error(disk.read(path, self._limit).status, path)
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        if key not in self._files:
+            self._files[key] = self._first_read(path, st)
+        found = self._files[key]
+        if isinstance(found, ReadStatus):
+            return None, self._error(found, path)
+        if found is None or len(found) > self._text_left:
             return None, f"ctxasm inlines at most {RUN_TEXT_CHARS:,} characters in one run"
-        self._text_left -= len(text)
-        return text, ""
+        self._text_left -= len(found)
+        return found, ""
 
-    def _note(
-        self, code: codes.Code, origin: str, at: _Positions, item: Found, message: str
-    ) -> None:
+    def _first_read(self, path: str, st: os.stat_result) -> str | ReadStatus | None:
+        """The text of the file at `path` (`st`: its `stat`), why the reader refused it, or
+        None when it cannot fit in what is left of the budget. The budget only shrinks in a
+        run, so such a text is never kept, and a file whose size alone says so (a character
+        is at most 4 bytes of UTF-8) is not read at all."""
+        regular = stat.S_ISREG(st.st_mode) and st.st_size <= self._limit
+        if regular and st.st_size // 4 > self._text_left:
+            return None
+        result = self.loader.disk.read(path, self._limit, st)
+        if result.status not in (ReadStatus.OK, ReadStatus.BINARY):
+            return result.status
+        text = result.text if result.ok else result.data.decode("utf-8", "replace")
+        return None if len(text) > self._text_left else text
+
+    def _error(self, status: ReadStatus, path: str) -> str:
+        """The error Node's `fs` would give for a file the reader refused."""
+        if status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
+            return f"ENOENT: no such file or directory, access '{path}'"
+        if status is ReadStatus.DIRECTORY:
+            return "EISDIR: illegal operation on a directory, read"
+        if status is ReadStatus.LOOP:
+            return f"ELOOP: too many symbolic links encountered, access '{path}'"
+        if status is ReadStatus.TOO_LARGE:
+            return f"over the {self._limit:,} bytes ctxasm reads"
+        if status is ReadStatus.SPECIAL:
+            return "not a regular file: ctxasm never opens it (Gemini CLI would wait on it)"
+        return f"EACCES: permission denied, open '{path}'"
+
+    def _note(self, code: codes.Code, origin: str, at: Lines, item: Found, message: str) -> None:
         """A load diagnostic on the importing file, and a positioned note for lint (reported
         for a linted file when the import is written in it)."""
         self.loader.note(code, origin, message)
-        line, col = at.of(item.start)
+        line, col = at.at(item.start)
         self.notes.append(LoadNote(origin, line, col, code.code, message))
-
-
-class _Positions:
-    """Line and column of offsets in one text, its line starts indexed on first use."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._starts: list[int] | None = None
-
-    def of(self, offset: int) -> tuple[int, int]:
-        if self._starts is None:
-            self._starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
-        index = bisect.bisect_right(self._starts, offset) - 1
-        return index + 1, offset - self._starts[index] + 1

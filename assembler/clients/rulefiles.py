@@ -1,6 +1,6 @@
 """What the Cursor and Copilot clients share: rule files found by suffix in a rules directory,
 frontmatter glob lists (`globs:`, `applyTo:`), workspace globs matched against a touched file,
-the directories a workspace scopes, and the positions their lint findings point at.
+and the directories a workspace scopes.
 
 Both agents read a directory of Markdown files whose frontmatter decides when each applies
 (docs/clients/cursor.md, docs/clients/copilot.md). The walk is Claude Code's rules walk
@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from .. import codes
 from ..discovery.context import Run
+from ..discovery.index import Entry
 from ..discovery.loader import Loaded, Loader, text_source
 from ..discovery.locations import within
 from ..discovery.rules import rule_files
@@ -166,36 +167,16 @@ def load_lazily(
 
 
 def index_source(
-    entries: Sequence[tuple[str, str]], roots: Sequence[str], counter: TokenCounter, what: str
+    entries: Sequence[Entry], roots: Sequence[str], counter: TokenCounter, what: str
 ) -> Source | None:
-    """One section listing `(name, description)` of each rule the agent reads on request
+    """One section listing the name and description of each rule the agent reads on request
     (like Claude Code's skills index: names and descriptions, not the text)."""
     if not entries:
         return None
-    text = "\n".join(f"- {name}: {' '.join(description.split())}" for name, description in entries)
+    text = "\n".join(f"- {e.name}: {e.description}" for e in entries)
     count = f"{len(entries)} rule{'s' if len(entries) != 1 else ''}"
     reason = Reason(Why.RULES_INDEX, f"{what}: {count}, name and description only")
     path = f"<{what}>"
     return text_source(
         Layer.PROJECT, path, ", ".join(roots), reason, text, RULES_INDEX_TAG, counter
     )
-
-
-# --- positions for lint ---------------------------------------------------------------------
-
-
-def frontmatter_line(text: str, key: str) -> int:
-    """The line (from 1) of `key:` in the frontmatter block of `text` (1 when not found)."""
-    head, _ = fm.split_frontmatter(text.removeprefix("\ufeff"))
-    lines = text.removeprefix("\ufeff").split("\n", head.line_count)[: head.line_count]
-    for number, line in enumerate(lines, 1):
-        name, colon, _ = line.partition(":")
-        if colon and name.strip() == key:
-            return number
-    return 1
-
-
-def offset_position(text: str, offset: int) -> tuple[int, int]:
-    """(line, column), both from 1, of the character at `offset` of `text`."""
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -22,6 +22,7 @@ the run's `Disk`, so a new skill is followed by `ctxasm watch` like a new instru
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from ..model import SKILLS_TAG, Diagnostic, Layer, Reason, Skill, Source, TokenC
 from ..parsing import frontmatter as fm
 from .context import Context, Run
 from .disk import Disk
+from .index import Index, entry
 from .loader import reached_out, text_source
 from .reader import ReadStatus, read_text
 from .settings import ClaudeSetup
@@ -42,6 +44,7 @@ INDEX_TAG = SKILLS_TAG
 # The client's fallback description: the first non-empty body line, heading marker removed,
 # cut to 100 characters with an ellipsis (`extractDescriptionFromMarkdown`, v2.1.88 [CC-SRC]).
 DESCRIPTION_CHARS = 100
+_NON_SPACE = re.compile(r"\S")
 _TRUTHY = frozenset({"true", "yes", "1", "on"})
 
 
@@ -83,19 +86,23 @@ def _entries(directory: Path, disk: Disk) -> list[str]:
 
 
 def _description(data: dict[str, object], body: str) -> str:
+    """The description as written (the index makes it one line and cuts it)."""
     value = data.get("description")
     if isinstance(value, str | int | float) and not isinstance(value, bool):
-        text = str(value)
-    elif isinstance(value, bool):
-        text = "true" if value else "false"
-    else:
-        text = next((line.strip() for line in body.split("\n") if line.strip()), "")
-        unmarked = text.lstrip("#")
-        if unmarked != text and unmarked[:1].isspace():  # `^#+\s+`: a heading marker
-            text = unmarked.lstrip()
-        if len(text) > DESCRIPTION_CHARS:
-            text = text[: DESCRIPTION_CHARS - 3] + "..."
-    return " ".join(text.split())  # one line per skill, whatever the YAML held
+        return str(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    first = _NON_SPACE.search(body)  # the first non-blank line, without splitting the body
+    if first is None:
+        return ""
+    end = body.find("\n", first.start())
+    text = body[first.start() : end if end >= 0 else len(body)].rstrip()
+    unmarked = text.lstrip("#")
+    if unmarked != text and unmarked[:1].isspace():  # `^#+\s+`: a heading marker
+        text = unmarked.lstrip()
+    if len(text) > DESCRIPTION_CHARS:
+        text = text[: DESCRIPTION_CHARS - 3] + "..."
+    return text
 
 
 def _hidden(data: dict[str, object]) -> bool:
@@ -113,13 +120,16 @@ class _Listing:
         self.seen_files: set[str] = set()
         self.seen_names: dict[str, str] = {}
         self.roots: list[str] = []
+        self.index = Index()
 
     def note(self, code: codes.Code, path: str, message: str) -> None:
         self.notes.append(code.at(self.ctx.display(path), message))
 
-    def consider(self, directory: Path, layer: Layer, entry: str, disk: Disk, limit: int) -> None:
-        """One `<directory>/<entry>/SKILL.md`: listed, or noted why not."""
-        path = str(directory / entry / SKILL_FILE)
+    def consider(
+        self, directory: Path, layer: Layer, directory_name: str, disk: Disk, limit: int
+    ) -> None:
+        """One `<directory>/<directory_name>/SKILL.md`: listed, or noted why not."""
+        path = str(directory / directory_name / SKILL_FILE)
         result = disk.read(path, limit)
         if result.status in (ReadStatus.MISSING, ReadStatus.DIRECTORY):
             return
@@ -157,22 +167,33 @@ class _Listing:
                 f"invalid YAML frontmatter ({frontmatter.error}); the client drops it (name, "
                 "description, paths:): fix the YAML",
             )
-        data = dict(frontmatter.data)
-        name = self._name(data, entry)
-        if self._offered(path, name, frontmatter, data):
-            self.seen_names[name] = self.ctx.display(path)
-            root = self.ctx.display(str(directory))
-            if root not in self.roots:
-                self.roots.append(root)
-            self.found.append(
-                Skill(name, _description(data, body), path, self.ctx.display(path), layer, entry)
-            )
+        self._list(directory, layer, directory_name, path, frontmatter, body)
 
-    @staticmethod
-    def _name(data: dict[str, Any], entry: str) -> str:
+    def _list(
+        self,
+        directory: Path,
+        layer: Layer,
+        directory_name: str,
+        path: str,
+        frontmatter: fm.Frontmatter,
+        body: str,
+    ) -> None:
+        """The skill at `path` in the index when the client offers it and the index has room,
+        its name and description one line each and cut (`discovery.index`)."""
+        data = dict(frontmatter.data)
         raw = data.get("name")
-        name = " ".join(raw.split()) if isinstance(raw, str) else ""
-        return name or entry
+        listed = entry(raw if isinstance(raw, str) else "", _description(data, body))
+        listed = listed._replace(name=listed.name or directory_name)  # a name of its own
+        name = listed.name
+        if not self._offered(path, name, frontmatter, data) or not self.index.admit(path, listed):
+            return  # said why (a full index: once, at the end)
+        if listed.cut:
+            self.note(codes.INDEX_ENTRY_CUT, path, f"skill {name!r}: {listed.cut}; shorten it")
+        display = self.seen_names[name] = self.ctx.display(path)
+        root = self.ctx.display(str(directory))
+        if root not in self.roots:
+            self.roots.append(root)
+        self.found.append(Skill(name, listed.description, path, display, layer, directory_name))
 
     def _offered(
         self, path: str, name: str, frontmatter: fm.Frontmatter, data: dict[str, Any]
@@ -210,8 +231,10 @@ def discover_skills(
     listing = _Listing(run.context)
     limit = run.policy.limits.skip_bytes
     for directory, layer in skill_dirs(run.context, setup):
-        for entry in _entries(directory, run.disk):
-            listing.consider(directory, layer, entry, run.disk, limit)
+        for name in _entries(directory, run.disk):
+            listing.consider(directory, layer, name, run.disk, limit)
+    if listing.index.left_out:
+        listing.note(codes.INDEX_ENTRY_CUT, listing.index.first_out, listing.index.full("skills"))
     index = _index_source(listing.found, listing.roots, run.counter)
     return tuple(listing.found), index, tuple(listing.notes)
 

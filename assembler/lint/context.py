@@ -28,8 +28,9 @@ from ..discovery.prefixes import Prefixes
 from ..model import Layer, Policy, Reason
 from ..parsing.imports import iter_imports
 from ..parsing.parse import CLIENT, parse
+from ..parsing.positions import Lines
 from ..tokens import estimate_tokens
-from .files import FileInfo, Finding, Lines, Machine, Positions, relative_shown
+from .files import FileInfo, Finding, Machine, Positions, relative_shown
 from .git import GitRepo
 from .universe import Universe
 

@@ -44,6 +44,7 @@ from ..parsing import frontmatter as fm
 from ..parsing import globs as compiled_globs
 from ..parsing.imports import TEXT_EXTENSIONS, iter_imports
 from ..parsing.parse import CLIENT, Parsed, parse
+from ..parsing.positions import Lines
 from ..tokens import estimate_tokens
 from .git import GitRepo
 
@@ -132,37 +133,6 @@ def classify(path: Path, shown: str, first: Client | None = None) -> FileInfo:
     return FileInfo(path, shown, FileRole(kind, path.parent), None)
 
 
-class Lines:
-    """Line and column of offsets in one text, from one index of line starts (bisect): a
-    file with many findings costs O(n log n), not a scan of the text per finding."""
-
-    __slots__ = ("_keys", "_starts", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._starts: list[int] | None = None  # built on the first question
-        self._keys: dict[str, int] | None = None
-
-    def at(self, offset: int) -> tuple[int, int]:
-        """(line, column), both from 1, of the character at `offset`."""
-        if self._starts is None:
-            self._starts = [0, *(m.end() for m in _NEWLINE.finditer(self.text))]
-        line = bisect.bisect_right(self._starts, offset)
-        return line, offset - self._starts[line - 1] + 1
-
-    def of_key(self, key: str, frontmatter: fm.Frontmatter) -> int:
-        """The line of the frontmatter line `key:` (1 when no line starts so)."""
-        if self._keys is None:
-            self._keys = {}
-            block = self.text.split("\n", frontmatter.line_count)[: frontmatter.line_count]
-            for number, line in enumerate(block, 1):
-                name, colon, _ = line.partition(":")
-                if colon:
-                    self._keys.setdefault(name.rstrip(), number)
-        return self._keys.get(key, 1)
-
-
-_NEWLINE = re.compile("\n")
 _LINE_END = re.compile(r"[\r\n]")  # as CommonMark ends a line
 
 

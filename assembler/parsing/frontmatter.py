@@ -41,7 +41,6 @@ class Frontmatter(NamedTuple):
 
     present: bool
     data: Mapping[str, Any]
-    text: str = ""
     error: str = ""  # why the YAML is invalid (CTX301)
     line_count: int = 0
     too_complex: str = ""  # which limit dropped it (CTX308)
@@ -63,8 +62,8 @@ def split_frontmatter(text: str) -> tuple[Frontmatter, str]:
     try:
         data, error = _load_yaml(fm_text)
     except _TooComplex as refused:
-        return Frontmatter(True, {}, fm_text, "", lines, str(refused)), text[match.end() :]
-    return Frontmatter(True, data, fm_text, error, lines), text[match.end() :]
+        return Frontmatter(True, {}, "", lines, str(refused)), text[match.end() :]
+    return Frontmatter(True, data, error, lines), text[match.end() :]
 
 
 class _TooComplex(Exception):

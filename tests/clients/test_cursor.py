@@ -282,3 +282,38 @@ def test_explain_lists_what_a_touch_attached_once(tmp_path: Path, repo: Path) ->
         ("pkg/api/AGENTS.md", "loaded"),
         ("pkg/api/.cursor/rules/handlers.mdc", "loaded"),
     ]
+
+
+def test_a_huge_description_is_cut_in_the_index_and_said(tmp_path: Path) -> None:
+    """Issue 22 item 7: agent-requested rules are listed by their descriptions, all at once;
+    each is cut at 4,096 characters and the index holds at most 1 Mi characters, said in
+    render, explain and lint (CTX706)."""
+    rules: dict[str, str | None] = {
+        "repo/.cursor/rules/huge.mdc": "---\ndescription: " + "why " * 500_000 + "\n---\nHuge.\n",
+        **{
+            f"repo/.cursor/rules/r{i:03d}.mdc": f"---\ndescription: {'d' * 4096}\n---\nR.\n"
+            for i in range(256)
+        },
+    }
+    repo = tree(tmp_path, rules)
+    a = assemble(repo, policy="cursor", **machine(tmp_path))
+    index = a.sources[-1].content.split("\n")
+    assert index[0] == "- huge: " + ("why " * 1024)[:4093] + "..."
+    assert len(index) == 255  # 254 of the 256 others fit
+    said = [(d.path, d.message) for d in a.diagnostics if d.code == "CTX706"]
+    assert said == [
+        (
+            ".cursor/rules/huge.mdc",
+            "agent-requested rule 'huge': description is over 4,096 characters: listed cut to "
+            "4,096; shorten it",
+        ),
+        (
+            ".cursor/rules/r254.mdc",
+            "this and 1 more: 2 agent-requested rules are not listed; an index lists at most "
+            "1,048,576 characters of names and descriptions",
+        ),
+    ]
+    [row] = [r for r in explain(repo, policy="cursor", **machine(tmp_path)).rows if r.path == ".cursor/rules/huge.mdc"]  # fmt: skip
+    assert "CTX706" in [n.code for n in row.notes]
+    found = lint([".cursor/rules/huge.mdc"], base=repo, **machine(tmp_path)).findings
+    assert [(f.code, f.line) for f in found] == [("CTX102", 1), ("CTX706", 2)]

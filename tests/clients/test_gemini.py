@@ -8,6 +8,7 @@ import random
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from assembler import Assembler, Assembly, assemble
@@ -15,7 +16,7 @@ from assembler.cli import cli
 from assembler.clients.gemini_imports import code_regions, find_imports
 from assembler.lint import lint
 from assembler.live.explain import Status, explain
-from tests.helpers.trees import build, git_init, machine
+from tests.helpers.trees import Link, build, git_init, machine
 
 PREAMBLE = "# Contextual Instructions (GEMINI.md)\nThe following content is loaded from local and global configuration files.\n"
 
@@ -281,3 +282,69 @@ def test_touching_a_file_attaches_just_in_time_context_once(tmp_path: Path) -> N
     assert again.attached(touched) == ()  # loaded once
     away = touched.touch(tmp_path / "outside" / "x.ts")
     assert away.attached(touched) == () and "CTX407" in [d.code for d in away.diagnostics]
+
+
+def test_a_diamond_of_imports_repeats_the_text_each_time_as_the_client_does(
+    tmp_path: Path,
+) -> None:
+    """Each file is read once a run, yet inlined wherever it is imported (by a link too), and
+    the next run reads it again."""
+    repo = git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "repo/GEMINI.md": "@a.md @b.md @link.md",
+            "repo/a.md": "A @c.md",
+            "repo/b.md": "B @c.md",
+            "repo/c.md": "C",
+            "repo/link.md": Link("c.md"),
+        },
+    )
+
+    def inlined(path: str, text: str) -> str:
+        return f"<!-- Imported from: {path} -->\n{text}\n<!-- End of import from: {path} -->"
+
+    c = inlined("c.md", "C")
+    assert _gemini(tmp_path, repo).sources[0].content == " ".join(
+        [inlined("a.md", f"A {c}"), inlined("b.md", f"B {c}"), inlined("link.md", "C")]
+    )
+    (repo / "c.md").write_text("changed")
+    assert _gemini(tmp_path, repo).sources[0].content.count("changed") == 3
+
+
+def _bytes_read() -> int:
+    """What this process has read so far (`rchar` of /proc/self/io: every `read` call)."""
+    with open("/proc/self/io") as io:
+        return int(next(line for line in io if line.startswith("rchar:")).split()[1])
+
+
+MIB = 1024 * 1024
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/io"), reason="counts reads in /proc/self/io")
+def test_imports_past_the_budget_are_refused_without_reading_each_file_again(
+    tmp_path: Path,
+) -> None:
+    """Issue 22 item 5: each file is read once per run, and one that cannot fit in what is
+    left of the 16 Mi characters is not read at all. Six files of 4 MiB, then 200 more
+    imports of the first: four are inlined (the budget), the rest are refused as before, and
+    the run reads about the four files (the old code read every import: 824 MiB). Linux:
+    what the process read is its `rchar`."""
+    repo = git_init(tmp_path / "repo")
+    names = "abcdef"
+    for name in names:  # 4 MiB of ASCII each: four fill the budget exactly
+        (repo / f"{name}.md").write_bytes(name.encode() * (4 * MIB))
+    (repo / "GEMINI.md").write_text(" ".join(f"@{n}.md" for n in names) + " @a.md" * 200)
+    _gemini(tmp_path, repo)  # modules imported, caches warm: what follows is the run's own
+    before = _bytes_read()
+    content = _gemini(tmp_path, repo).sources[0].content
+    assert _bytes_read() - before < 17 * MIB
+    failed = [f"<!-- Import failed: {n}.md - ctxasm inlines at most 16,777,216 characters in one run -->" for n in "efaaaa"]  # fmt: skip
+    assert content.count("<!-- Imported from: ") == 4
+    assert content.endswith(" ".join(failed[:2]) + (" " + failed[2]) * 200)
+    before = _bytes_read()
+    result = lint(base=repo, **machine(tmp_path))
+    # Gemini's run, and Claude Code's import walk of the file (each file once: 24 MiB).
+    assert _bytes_read() - before < 41 * MIB
+    refused = [f for f in result.findings if f.code == "CTX913"]
+    assert (len(refused), refused[0].line, refused[0].col) == (100, 1, 25)  # e.md; capped

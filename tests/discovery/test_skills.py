@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -253,3 +255,92 @@ def test_a_skill_with_invalid_yaml_is_listed_by_its_directory_and_reported(tmp_p
     a = run(tmp_path, "repo")
     assert [(s.name, s.description) for s in a.skills] == [("deploy", "Deploys.")]
     assert codes(a) == ["CTX301"]
+
+
+def test_a_huge_description_or_name_is_cut_and_said(tmp_path: Path) -> None:
+    """Issue 22 item 7: a skill's name and description are listed with every skill at once,
+    so each is cut (256 and 4,096 characters, whitespace runs made one space first) and the
+    cut said (CTX706); the body, read on demand, is whole."""
+    git_init(tmp_path / "repo")
+    huge = "word \n " * 300_000
+    build(
+        tmp_path,
+        {
+            "repo/.claude/skills/big/SKILL.md": skill(huge.replace("\n", " ")),
+            "repo/.claude/skills/named/SKILL.md": skill("short", name="n" * 1000),
+            "repo/.claude/skills/fine/SKILL.md": skill("x" * 4096),
+            "repo/.claude/skills/lines/SKILL.md": "\n" * 1_000_000 + "# " + "y" * 200,
+        },
+    )
+    a = run(tmp_path, "repo")
+    by_dir = {s.directory: s for s in a.skills}
+    assert by_dir["big"].description == ("word " * 820)[:4093] + "..."
+    assert by_dir["named"].name == "n" * 253 + "..."
+    assert by_dir["fine"].description == "x" * 4096  # at the limit: whole
+    assert by_dir["lines"].description == "y" * 97 + "..."  # the client's own fallback cut
+    cut = sorted((d.path, d.message) for d in a.diagnostics if d.code == "CTX706")
+    assert [path for path, _ in cut] == [
+        ".claude/skills/big/SKILL.md",
+        ".claude/skills/named/SKILL.md",
+    ]
+    assert "description is over 4,096 characters" in cut[0][1]
+    assert "name is over 256 characters" in cut[1][1]
+    assert a.skill("big").endswith("Do the thing.\n")
+
+
+def test_the_index_holds_at_most_a_mebibyte_of_names_and_descriptions(tmp_path: Path) -> None:
+    """257 skills of 4,096-character descriptions: the first 255 fit in 1 Mi characters, the
+    rest are not listed and said once."""
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {f"repo/.claude/skills/s{i:03d}/SKILL.md": skill("d" * 4096) for i in range(257)},
+    )
+    a = run(tmp_path, "repo")
+    assert [s.directory for s in a.skills] == [f"s{i:03d}" for i in range(255)]
+    [index] = [s for s in a.sources if s.tag == "skills"]
+    assert len(index.content) <= 1024 * 1024
+    [said] = [d for d in a.diagnostics if d.code == "CTX706"]
+    assert said.path == ".claude/skills/s255/SKILL.md"
+    assert "2 skills are not listed" in said.message
+
+
+# Runs the command after its first argument, its output and diagnostics to that file, and
+# prints its exit code and peak RSS (KiB on Linux): the command's own, whatever else the test
+# process started before.
+_PEAK = (
+    "import resource, subprocess, sys\n"
+    "out, *command = sys.argv[1:]\n"
+    "with open(out, 'w') as f:\n"
+    "    r = subprocess.run(command, stdout=f, stderr=subprocess.STDOUT)\n"
+    "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB, RLIMIT_AS")
+@pytest.mark.parametrize("command", ["render", "explain"])
+def test_a_hundred_skills_of_3_mb_descriptions_stay_small(tmp_path: Path, command: str) -> None:
+    """Issue 22 item 7, as reported: 100 skills with 3 MB descriptions made render and explain
+    peak at 1.27 GB (exit 3 under 1 GiB). Each description is cut as it is read: the run
+    peaks at some 50 MB, under a 1 GiB address-space limit, and says what it cut."""
+    repo = git_init(tmp_path / "repo")
+    text = "---\ndescription: " + "word " * (3 * 1024 * 1024 // 5) + "\n---\nBody.\n"
+    for i in range(100):
+        build(repo, {f".claude/skills/s{i:03d}/SKILL.md": text})
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    limit = f"resource.setrlimit(resource.RLIMIT_AS, ({1 << 30}, {1 << 30}))"
+    run_cli = f"import resource, sys; {limit}; from assembler.cli import main; sys.exit(main())"
+    out = tmp_path / "out.txt"
+    measured = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(out), sys.executable, "-c", run_cli, command, str(repo), *machine],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )  # fmt: skip
+    code, peak_kib = map(int, measured.stdout.split())
+    said = out.read_text()
+    assert code == 0, said[-500:]
+    assert peak_kib < 200 * 1024
+    assert said.count("[CTX706]") == 100

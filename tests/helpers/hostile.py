@@ -25,7 +25,7 @@ SECRET_ENV = "FUZZ_PLANTED_SECRET"  # a marker in the CLI's environment (/proc/s
 OUT = "ctxasm-out.xml"  # `render --out` writes here, in the project
 SAVE = "src/ctxasm-snap.json"  # `cache --save` writes here, in the project
 CLASSES = (
-    "special", "symlink", "deep", "alias-bomb", "glob", "name", "forged", "widen", "output", "git"
+    "special", "symlink", "deep", "alias-bomb", "glob", "name", "forged", "widen", "output", "git", "scale"
 )  # fmt: skip
 
 
@@ -610,6 +610,72 @@ def output(draw: st.DrawFn) -> Part:
     return part("output", f"{label} -> {target}", ("project", path, Link(target)))
 
 
+# --- the newer agents' inputs at scale (issue 22) --------------------------------------------
+
+MIB = 1 << 20
+
+
+def gemini_imports(n: int, size: int) -> Part:
+    """A GEMINI.md importing one file of `size` bytes `n` times: past the run's 16 Mi
+    characters each import must be refused without reading the file again."""
+    return part(
+        "scale",
+        f"{n:,} Gemini imports of {size / MIB:g} MiB",
+        ("project", "GEMINI.md", Text("Imports:\n" + "@big.md\n" * n)),
+        ("project", "big.md", Text(("x" * 99 + "\n") * (size // 100))),
+    )
+
+
+_KEYED = {
+    "cursor rule": (".cursor/rules/keys.mdc", "description: keys\n"),
+    "copilot instructions": (".github/instructions/keys.instructions.md", "applyTo: '**'\n"),
+}
+
+
+def many_keys(where: str, n: int) -> Part:
+    """Frontmatter of `n` keys the agent does not read: a finding each, found in linear time."""
+    path, known = _KEYED[where]
+    keys = "".join(f"key{i}: v\n" for i in range(n))
+    return part(
+        "scale",
+        f"{n:,} unknown keys in a {where}",
+        ("project", path, Text(f"---\n{keys}{known}---\nKeys.\n")),
+    )
+
+
+# Where per-item descriptions are listed or kept: (path of the i-th, what the frontmatter adds).
+_DESCRIBED = {
+    "skills": (".claude/skills/s{i:03d}/SKILL.md", ""),
+    "cursor rules": (".cursor/rules/r{i:03d}.mdc", ""),
+    "copilot instructions": (
+        ".github/instructions/i{i:03d}.instructions.md",
+        "applyTo: 'src/**'\n",
+    ),
+}
+
+
+def huge_descriptions(where: str, count: int, size: int) -> Part:
+    """`count` files each with a description of `size` bytes (one text object for all: names
+    come from the paths), every one listed or kept at once."""
+    path, extra = _DESCRIBED[where]
+    text = Text(f"---\n{extra}description: {'word ' * (size // 5)}\n---\nBody.\n")
+    files = [("project", path.format(i=i), text) for i in range(count)]
+    return part("scale", f"{count} {where} with {size / MIB:g} MiB descriptions", *files)
+
+
+@st.composite
+def scale(draw: st.DrawFn) -> Part:
+    shape = draw(st.sampled_from(("imports", "keys", "descriptions")))
+    if shape == "imports":
+        return gemini_imports(
+            draw(st.sampled_from((2_000, 10_000))), draw(st.sampled_from((MIB, 4 * MIB)))
+        )
+    if shape == "keys":
+        return many_keys(draw(st.sampled_from(tuple(_KEYED))), draw(st.sampled_from((2000, 5000))))
+    count, size = draw(st.sampled_from(((40, MIB // 4), (10, MIB), (3, 3 * MIB))))
+    return huge_descriptions(draw(st.sampled_from(tuple(_DESCRIBED))), count, size)
+
+
 # --- plans ----------------------------------------------------------------------------------
 
 STRATEGIES = {
@@ -623,6 +689,7 @@ STRATEGIES = {
     "widen": widen(),
     "output": output(),
     "git": git(),
+    "scale": scale(),
 }
 
 

@@ -189,6 +189,11 @@ CASES: dict[str, tuple[Files, Files, str]] = {
         {"repo/CLAUDE.md": "the user_instructions section, by name\n"},
         "CLAUDE.md",
     ),
+    "CTX706": (
+        {"repo/.cursor/rules/r.mdc": "---\ndescription: " + "d " * 2049 + "\n---\nRule.\n"},
+        {"repo/.cursor/rules/r.mdc": "---\ndescription: " + "d " * 2048 + "\n---\nRule.\n"},
+        ".cursor/rules/r.mdc",
+    ),
     "CTX801": (
         {"elsewhere/notes.md": "Shared notes.\n", "repo/CLAUDE.md": Link("../elsewhere/notes.md")},
         {"repo/notes.md": "Shared notes.\n", "repo/CLAUDE.md": Link("notes.md")},

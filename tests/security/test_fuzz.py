@@ -3,7 +3,8 @@
 Hypothesis builds repositories from a grammar of hostile parts (`tests/helpers/hostile.py`:
 special files, symlinks in and out of the tree, deep nesting, YAML alias bombs, pathological
 globs, huge and odd names, forged tags, configuration that widens reads, links and FIFOs where
-the output is written) and runs every command on each in a subprocess under a memory, output
+the output is written, special files where git reads, Gemini, Cursor, Copilot and skills
+inputs at scale) and runs every command on each in a subprocess under a memory, output
 and wall-clock limit (`tests/helpers/hostile_cli.py`). The oracle: exit code 0, 1 or 2; no
 traceback; stdout valid for its format; a planted secret from outside the project only with a
 warning naming its place; diagnostics one line each; no structure forged by content; nothing
@@ -181,6 +182,12 @@ REPRODUCTIONS = {
     "fifo-git-config-include": _plan(hostile.git_special("include.path", "fifo")),
     "fifo-git-index": _plan(hostile.git_special(".git/index", "fifo")),
     "long-import-chain": _plan(hostile.import_chain(2000, True)),
+    # Issue 22, items 5 and 6 (item 7's 100 skills of 3 MB descriptions parse 300 MB of YAML
+    # in each command, past this harness's time limit on a busy machine: it runs on its own,
+    # tests/discovery/test_skills.py).
+    "gemini-10000-imports-of-4mib": _plan(hostile.gemini_imports(10_000, 4 * hostile.MIB)),
+    "cursor-2000-keys": _plan(hostile.many_keys("cursor rule", 2000)),
+    "copilot-2000-keys": _plan(hostile.many_keys("copilot instructions", 2000)),
 }
 
 
