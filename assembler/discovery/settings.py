@@ -43,6 +43,9 @@ class Settings(NamedTuple):
     auto_memory_directory: str | None = None
     managed_claude_md: str | None = None
     problems: tuple[tuple[str, str], ...] = ()
+    # The repository's settings file whose `autoMemoryDirectory` is used (None: the user's or
+    # the managed settings chose it, or none did).
+    memory_moved_by: str | None = None
 
 
 class ClaudeSetup(NamedTuple):
@@ -158,7 +161,7 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
     excludes: list[str] = []
     exclude_files: list[str] = []
     enabled: bool | None = None
-    directories: dict[str, str] = {}
+    directories: dict[str, tuple[str, str]] = {}  # layer -> (autoMemoryDirectory, its file)
     claude_md: str | None = None
     problems: list[tuple[str, str]] = []
     for name, path in layers:
@@ -178,16 +181,17 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
             exclude_files += [str(path)] * len(strings)
         if isinstance(data.get("autoMemoryEnabled"), bool):
             enabled = data["autoMemoryEnabled"]
+        # Never from the project's checked-in settings (the client ignores it there).
         if isinstance(data.get("autoMemoryDirectory"), str) and name != "project":
-            directories[name] = data["autoMemoryDirectory"]
+            directories[name] = (data["autoMemoryDirectory"], str(path))
         if name == "policy" and isinstance(data.get("claudeMd"), str):
             claude_md = _managed_claude_md(data["claudeMd"], path, problems)
-    directory = next(
-        (directories[n] for n in ("policy", "local", "user") if n in directories), None
-    )
+    chosen = next((n for n in ("policy", "local", "user") if n in directories), None)
+    directory, origin = directories[chosen] if chosen is not None else (None, None)
     return Settings(
-        tuple(excludes), tuple(exclude_files), enabled, directory, claude_md, tuple(problems)
-    )
+        tuple(excludes), tuple(exclude_files), enabled, directory, claude_md, tuple(problems),
+        origin if chosen == "local" else None,
+    )  # fmt: skip
 
 
 # The keys read here, and the type the client needs (the client ignores any other value).
@@ -274,7 +278,15 @@ def exclude_matcher(patterns: tuple[str, ...], disk: Disk) -> ExcludeMatcher:
 # --- auto memory --------------------------------------------------------------------------
 
 
-def auto_memory_path(ctx: Context, setup: ClaudeSetup) -> Path | None:
+class AutoMemory(NamedTuple):
+    """Where the client reads MEMORY.md, and the repository's settings file that moved it
+    there (None: the default place, or one the user, the machine or the environment chose)."""
+
+    path: Path
+    moved_by: str | None = None
+
+
+def auto_memory(ctx: Context, setup: ClaudeSetup) -> AutoMemory | None:
     """Where the client reads MEMORY.md, or None when auto memory is off."""
     env = ctx.environ
     if env_truthy(env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY"):
@@ -287,16 +299,19 @@ def auto_memory_path(ctx: Context, setup: ClaudeSetup) -> Path | None:
         if setup.settings.auto_memory_enabled is False:
             return None
     override = validate_memory_dir(env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"), ctx.home, False)
-    override = override or validate_memory_dir(setup.settings.auto_memory_directory, ctx.home, True)
     if override is not None:
-        return override / "MEMORY.md"
+        return AutoMemory(override / "MEMORY.md")
+    settings = setup.settings
+    moved = validate_memory_dir(settings.auto_memory_directory, ctx.home, True)
+    if moved is not None:
+        return AutoMemory(moved / "MEMORY.md", settings.memory_moved_by)
     base = (
         Path(env["CLAUDE_CODE_REMOTE_MEMORY_DIR"])
         if env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
         else setup.config_dir
     )
     name = env.get("CLAUDE_CODE_PROJECT_DIR_NAME") or slug(ctx.canonical_root or ctx.cwd)
-    return base / "projects" / name / "memory" / "MEMORY.md"
+    return AutoMemory(base / "projects" / name / "memory" / "MEMORY.md")
 
 
 def slug(path: Path) -> str:

@@ -32,7 +32,7 @@ from ..model import SKILLS_TAG, Diagnostic, Layer, Reason, Skill, Source, TokenC
 from ..parsing import frontmatter as fm
 from .context import Context, Run
 from .disk import Disk
-from .loader import reached_out, text_source
+from .loader import TRUSTED_LAYERS, place_of, reached_out, text_source
 from .reader import ReadStatus, read_text
 from .settings import ClaudeSetup
 
@@ -134,7 +134,7 @@ class _Listing:
         if real in self.seen_files:
             return
         self.seen_files.add(real)
-        reached = reached_out(path, real, str(self.ctx.project_root), str(self.ctx.home))
+        reached = None if layer in TRUSTED_LAYERS else self._reached_out(path, real)
         if reached is not None:
             home = reached is codes.OUTSIDE_HOME
             self.note(
@@ -167,6 +167,12 @@ class _Listing:
             self.found.append(
                 Skill(name, _description(data, body), path, self.ctx.display(path), layer, entry)
             )
+
+    def _reached_out(self, path: str, real: str) -> codes.Code | None:
+        """`loader.reached_out` for a skill of the project or of a directory above it (without
+        git, skills are looked for up to the filesystem root)."""
+        found, root = os.path.normpath(path), str(self.ctx.project_root)
+        return reached_out(found, real, place_of(found, root), str(self.ctx.home))
 
     @staticmethod
     def _name(data: dict[str, Any], entry: str) -> str:
