@@ -33,7 +33,7 @@ from pathlib import Path
 
 import jsonschema
 
-from tests.helpers.hostile import BOUNDARY, OUTSIDE, SECRET_ENV
+from tests.helpers.hostile import BOUNDARY, OTHER_MEMORY, OUTSIDE, SECRET_ENV
 from tests.helpers.hostile_tree import Layout
 
 MEMORY = 1 << 30  # RLIMIT_AS of every command
@@ -296,6 +296,7 @@ def _needles(layout: Layout) -> tuple[str, ...]:
         str(layout.home),
         "~/.ssh",
         "~/secret.md",
+        "~/" + OTHER_MEMORY,
         "/proc/self/environ",
         *(link for link in layout.outside_links),
     )

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from tests.helpers import hostile
-from tests.helpers.hostile import CLASSES, Config, Link, Plan, Special, Text, part
+from tests.helpers.hostile import CLASSES, Config, Git, Json, Link, Plan, Special, Text, part
 from tests.helpers.hostile_cli import problems, run_all
 from tests.helpers.hostile_tree import build, remove
 
@@ -138,6 +138,35 @@ REPRODUCTIONS = {
     ),
     "deep-rules-tree": _plan(hostile.deep_rules(1100)),
     "long-import-chain": _plan(hostile.import_chain(2000, True)),
+    # Issue 22: an ancestor above a moved project root linked to the home directory, and the
+    # repository's settings moving auto memory to another project's.
+    "ancestor-link-above-submodule": _plan(
+        part(
+            "moved",
+            "ancestor CLAUDE.md -> ~/.ssh/id_rsa above a submodule",
+            ("above", "CLAUDE.md", Link("{home}/.ssh/id_rsa")),
+            ("project", ".git", Git("submodule")),
+        )
+    ),
+    "ancestor-rules-above-no-git": _plan(
+        part(
+            "moved",
+            "ancestor rules -> ~ above a project without git",
+            ("above", ".claude/rules", Link("{home}")),
+            ("project", ".git", Git("none")),
+        )
+    ),
+    "local-settings-move-memory": _plan(
+        part(
+            "moved",
+            "autoMemoryDirectory of another project",
+            (
+                "project",
+                ".claude/settings.local.json",
+                Json({"autoMemoryDirectory": "~/" + hostile.OTHER_MEMORY}),
+            ),
+        )
+    ),
 }
 
 
