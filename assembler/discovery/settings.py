@@ -56,24 +56,22 @@ class ClaudeSetup(NamedTuple):
     include_external: bool  # external imports approved for this project
 
 
-def config_dir(home: Path, environ: Mapping[str, str]) -> Path:
+def config_dir(ctx: Context) -> Path:
     """`CLAUDE_CONFIG_DIR`, else `~/.claude`."""
-    override = environ.get("CLAUDE_CONFIG_DIR")
-    return Path(override) if override else home / ".claude"
+    return ctx.environ_path("CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
 
 
-def global_config_file(home: Path, environ: Mapping[str, str]) -> Path:
+def global_config_file(ctx: Context) -> Path:
     """`~/.claude.json` (in `CLAUDE_CONFIG_DIR` when set), where project approvals live."""
-    override = environ.get("CLAUDE_CONFIG_DIR")
-    return Path(override or home) / ".claude.json"
+    return (ctx.environ_path("CLAUDE_CONFIG_DIR") or ctx.home) / ".claude.json"
 
 
 def read_setup(ctx: Context, disk: Disk) -> ClaudeSetup:
     """Read the settings layers and the external-import approval for this run."""
-    config = config_dir(ctx.home, ctx.environ)
+    config = config_dir(ctx)
     settings = load_settings(ctx.managed_dir, config, ctx.cwd, disk)
     project = ctx.canonical_root or ctx.cwd
-    global_config = global_config_file(ctx.home, ctx.environ)
+    global_config = global_config_file(ctx)
     approved, problem = external_imports_approved(global_config, project, disk)
     if problem:
         settings = settings._replace(problems=(*settings.problems, (str(global_config), problem)))
@@ -305,11 +303,7 @@ def auto_memory(ctx: Context, setup: ClaudeSetup) -> AutoMemory | None:
     moved = validate_memory_dir(settings.auto_memory_directory, ctx.home, True)
     if moved is not None:
         return AutoMemory(moved / "MEMORY.md", settings.memory_moved_by)
-    base = (
-        Path(env["CLAUDE_CODE_REMOTE_MEMORY_DIR"])
-        if env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
-        else setup.config_dir
-    )
+    base = ctx.environ_path("CLAUDE_CODE_REMOTE_MEMORY_DIR") or setup.config_dir
     name = env.get("CLAUDE_CODE_PROJECT_DIR_NAME") or slug(ctx.canonical_root or ctx.cwd)
     return AutoMemory(base / "projects" / name / "memory" / "MEMORY.md")
 
