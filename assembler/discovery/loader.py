@@ -157,13 +157,14 @@ def place_of(found: str, root: str) -> str:
 def reached_out(written: str, real: str, place: str, home: str) -> Code | None:
     """The one rule for content from outside: `written` (where it was found, as named) stands
     in `place` (`place_of`) and `real` (where it is) is not there, or is in the home directory
-    while `place` is not (a tree above the home directory does not hold the user's files).
-    CTX802 when `real` is in the home directory, else CTX801; None when nothing reached out."""
-    real = os.path.normpath(real)
-    if not within(os.path.normpath(written), place):
+    while `written` is not (a tree that holds the home directory does not make the user's
+    files its own). CTX802 when `real` is in the home directory, else CTX801; None when
+    nothing reached out."""
+    real, written = os.path.normpath(real), os.path.normpath(written)
+    if not within(written, place):
         return None
     in_home = within(real, home)
-    if within(real, place) and (not in_home or within(place, home)):
+    if within(real, place) and (not in_home or within(written, home)):
         return None
     return codes.OUTSIDE_HOME if in_home else codes.OUTSIDE_PROJECT
 

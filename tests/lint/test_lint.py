@@ -980,6 +980,23 @@ def test_lint_in_a_submodule_reports_an_ancestor_linked_to_the_home_directory(
     assert lint(["CLAUDE.md"], base=repo, **machine(tmp_path)).findings == ()
 
 
+def test_a_plain_file_in_a_home_directory_inside_a_repository_reaches_nowhere(
+    tmp_path: Path,
+) -> None:
+    """The home directory inside another git repository (the benchmarks' layout): the auto
+    memory index there is the user's plain file, not a link into the home directory."""
+    from assembler.discovery.settings import slug
+
+    outer = git_init(tmp_path / "outer")
+    repo = git_init(outer / "repo")
+    build(outer, {"repo/CLAUDE.md": "shared\n"})
+    memory = outer / "home/.claude/projects" / slug(repo) / "memory/MEMORY.md"
+    build(memory.parent, {"MEMORY.md": "- an entry\n"})
+    result = lint([], base=repo, **machine(outer))
+    assert result.memory == (str(memory),)
+    assert result.findings == ()
+
+
 def test_whole_repository_lint_reports_auto_memory_the_repositorys_settings_move(
     tmp_path: Path,
 ) -> None:
