@@ -102,6 +102,7 @@ CATALOGUE: tuple[Code, ...] = (
     (OUTSIDE_PROJECT := Code("CTX801", "outside-project", "loaded from outside the project through a symlink or an approved import", WARNING, WARNING)),
     (OUTSIDE_HOME := Code("CTX802", "outside-project-home", "loaded from the home directory, outside the project: private files may reach the prompt", ERROR, WARNING)),
     (CASE_FOLDED := Code("CTX803", "case-folded-import", "@import inside the working directory only when case is ignored, as the client compares", WARNING, WARNING)),
+    (MEMORY_MOVED := Code("CTX804", "memory-moved", "auto memory read where the repository's settings (autoMemoryDirectory) move it: loaded as the user's own", ERROR, WARNING)),
     # Codex CLI (AGENTS.md) and Gemini CLI (GEMINI.md).
     (CODEX_DOC_CUT := Code("CTX901", "codex-doc-cut", "AGENTS.md text past Codex's project_doc_max_bytes: Codex stops reading there", WARNING, WARNING)),
     (CODEX_DOC_DROPPED := Code("CTX902", "codex-doc-dropped", "a project doc after Codex's byte budget is spent: Codex does not load it", WARNING, WARNING)),

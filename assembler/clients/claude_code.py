@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import codes
-from ..discovery.context import Context, Discovery, Run, ancestors
+from ..discovery.context import Context, Discovery, LoadNote, Run, ancestors
 from ..discovery.loader import Loaded, Loader, LoaderState, cwd_decision, text_source
 from ..discovery.locations import is_within
 from ..discovery.prefixes import Prefixes
@@ -25,7 +25,7 @@ from ..discovery.rules import RuleSet, load_rules
 from ..discovery.settings import (
     MANAGED_SETTINGS_DISPLAY,
     ClaudeSetup,
-    auto_memory_path,
+    auto_memory,
     exclude_matcher,
     read_setup,
     read_setup_shared,
@@ -86,17 +86,19 @@ class ClaudeCode:
         sources = tuple(item.source for item in out)
         diagnostics = tuple(loader.diagnostics)
         deferred = tuple(item.source for item in loader.deferred)
+        notes = tuple(loader.notes)  # what lint reports for the start: see `Loader.notes`
         if not run.policy.skills:
-            return Discovery(sources, diagnostics, deferred, state=setup)
+            return Discovery(sources, diagnostics, deferred, state=setup, notes=notes)
         from ..discovery.skills import discover_skills  # the index is optional (policy)
 
-        skills, index, notes = discover_skills(run, setup)
+        skills, index, skill_notes = discover_skills(run, setup)
         return Discovery(
             (*sources, *((index,) if index else ())),
-            (*diagnostics, *notes),
+            (*diagnostics, *skill_notes),
             deferred,
             skills,
             setup,
+            notes,
         )
 
     def follows_imports_outside_cwd(self, run: Run) -> bool:
@@ -293,8 +295,10 @@ def _never(directory: str) -> bool:
 
 
 def _auto_memory(ctx: Context, setup: ClaudeSetup, loader: Loader) -> Loaded | None:
-    """MEMORY.md: read like any file but never excluded, never importing, cut by the budgeter."""
-    path = auto_memory_path(ctx, setup)
+    """MEMORY.md: read like any file but never excluded, never importing, cut by the budgeter;
+    reported when the repository's settings moved it (it still loads as the user's own)."""
+    found = auto_memory(ctx, setup)
+    path = found.path if found is not None else None
     reason = Reason(Why.AUTO_MEMORY, "auto memory index of the project")
     if path is not None:
         loader.trace(str(path), Layer.MEMORY, reason)
@@ -315,7 +319,20 @@ def _auto_memory(ctx: Context, setup: ClaudeSetup, loader: Loader) -> Loaded | N
         loader.policy.tag_for(Layer.MEMORY), loader.counter, raw=text, is_index=True,
         stats=counted,
     )  # fmt: skip
+    if found is not None and found.moved_by is not None:
+        _note_moved_memory(str(path), found.moved_by, loader)
     return Loaded(source, None)
+
+
+def _note_moved_memory(path: str, moved_by: str, loader: Loader) -> None:
+    """Auto memory the repository's settings moved: what the client loads as the user's own
+    memory is wherever the repository chose (another project's memory, its own file)."""
+    message = (
+        f"auto memory is read here because {loader.display(moved_by)} sets autoMemoryDirectory; "
+        "the client loads it as your own memory: remove the setting unless you wrote it"
+    )
+    loader.note(codes.MEMORY_MOVED, path, message)
+    loader.notes.append(LoadNote(path, 1, 1, codes.MEMORY_MOVED.code, message))
 
 
 # --- the `claude-code` format -------------------------------------------------------------

@@ -68,6 +68,7 @@ class Codex:
             loader.note(codes.CODEX_CONFIG_INVALID, path, problem)
         notes: list[LoadNote] = []
         sources = [*_global(config, loader), *_project_docs(run, config, loader, notes)]
+        notes += loader.notes  # docs above the project that reach elsewhere
         return Discovery(
             tuple(sources), tuple(loader.diagnostics), state=config, notes=tuple(notes)
         )
@@ -207,7 +208,7 @@ def _project_docs(
             whole = run.disk.read(path, skip)  # what never reaches the model, for the report
             rest = whole.data[kept:].decode("utf-8", "replace") if whole.ok else ""
             source = _cut(source, config, data, kept, result.size, rest, loader, notes)
-        loader.note_if_outside(path, "project doc")
+        loader.note_if_outside(path, "project doc", above=True)  # the root may be above
         out.append(source)
     return out
 

@@ -42,8 +42,7 @@ class CodexConfig(NamedTuple):
 
 def codex_home(ctx: Context) -> Path:
     """`CODEX_HOME`, else `~/.codex`."""
-    override = ctx.environ.get("CODEX_HOME")
-    return Path(override) if override else ctx.home / ".codex"
+    return ctx.environ_path("CODEX_HOME") or ctx.home / ".codex"
 
 
 def read_config(ctx: Context, disk: Disk) -> tuple[CodexConfig, list[tuple[str, str]]]:

@@ -33,6 +33,13 @@ class Context(NamedTuple):
     def display(self, path: str) -> str:
         return display_path(path, self.project_root, self.home)
 
+    def environ_path(self, name: str) -> Path | None:
+        """The path in the environment variable `name` (None: unset or empty) as the client
+        takes it: a relative one from its process directory, which is cwd, never from the
+        directory ctxasm runs in."""
+        value = self.environ.get(name)
+        return self.cwd / value if value else None
+
 
 class Run(NamedTuple):
     """One discovery run: the machine, the policy, how tokens are counted, and the `Disk`."""

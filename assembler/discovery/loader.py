@@ -23,7 +23,7 @@ from ..parsing import frontmatter as fm
 from ..parsing.imports import has_text_extension, iter_imports
 from ..parsing.parse import Parsed, Switches, parse
 from ..tokens import estimate_tokens, text_stats
-from .context import Run
+from .context import LoadNote, Run
 from .locations import RealDirs, is_within, within
 from .reader import ReadResult, ReadStatus
 
@@ -118,6 +118,7 @@ class LoaderState(NamedTuple):
     deferred: tuple[Loaded, ...]
     text_left: int
     imports_left: int
+    notes: tuple[LoadNote, ...]
 
 
 _MISSING = Resolved("", False, False)
@@ -141,14 +142,31 @@ RUN_TEXT_CHARS = 16 * 1024 * 1024
 RUN_MAX_IMPORTS = 10_000
 
 
-def reached_out(written: str, real: str, root: str, home: str) -> Code | None:
-    """The one rule for content from outside the project: `written` (where the repository
-    names it) is in `root` and `real` (where it is) is not. CTX802 when `real` is in the home
-    directory, else CTX801; None when the repository reached nowhere."""
-    real = os.path.normpath(real)
-    if not within(os.path.normpath(written), root) or within(real, root):
+# Layers the user and the machine own (docs/security.md): what they load is never reported,
+# wherever it is; every other layer's files are the repository's, or an ancestor's.
+TRUSTED_LAYERS = frozenset({Layer.MANAGED, Layer.USER, Layer.MEMORY})
+
+
+def place_of(found: str, root: str) -> str:
+    """Where a file found at `found` (normalized, absolute) stands: the project root for a file
+    in the project; for a file of a directory above it (an ancestor's `CLAUDE.md`, its rules
+    directory), that directory, the deepest one holding both."""
+    return root if within(found, root) else os.path.commonpath((found, root))
+
+
+def reached_out(written: str, real: str, place: str, home: str) -> Code | None:
+    """The one rule for content from outside: `written` (where it was found, as named) stands
+    in `place` (`place_of`) and `real` (where it is) is not there, or is in the home directory
+    while `written` is not (a tree that holds the home directory does not make the user's
+    files its own). CTX802 when `real` is in the home directory, else CTX801; None when
+    nothing reached out."""
+    real, written = os.path.normpath(real), os.path.normpath(written)
+    if not within(written, place):
         return None
-    return codes.OUTSIDE_HOME if within(real, home) else codes.OUTSIDE_PROJECT
+    in_home = within(real, home)
+    if within(real, place) and (not in_home or within(written, home)):
+        return None
+    return codes.OUTSIDE_HOME if in_home else codes.OUTSIDE_PROJECT
 
 
 class Loader:
@@ -173,6 +191,7 @@ class Loader:
         "deferred",
         "diagnostics",
         "disk",
+        "notes",
         "observer",
         "policy",
         "processed",
@@ -196,6 +215,9 @@ class Loader:
         self.processed: set[str] = set()
         self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
         self.deferred: list[Loaded] = []
+        # What lint reports for the run's start about files it does not lint (content reached
+        # from a directory above the project), at a position (`Discovery.notes`).
+        self.notes: list[LoadNote] = []
         # (target, include_external, `cwd_decision`) of each import, in order: what this run
         # decided by where cwd is (`discovery.prefixes`).
         self.decisions: list[tuple[str, bool, bool | None]] = []
@@ -286,6 +308,7 @@ class Loader:
             tuple(self.deferred),
             self._text_left,
             self._imports_left,
+            tuple(self.notes),
         )
 
     def restore(self, state: LoaderState) -> None:
@@ -293,6 +316,7 @@ class Loader:
         self.processed = set(state.processed)
         self.diagnostics[:] = state.diagnostics
         self.deferred = list(state.deferred)
+        self.notes[:] = state.notes
         self._text_left = state.text_left
         self._imports_left = state.imports_left
 
@@ -385,9 +409,11 @@ class Loader:
     ) -> list[Loaded]:
         """The file and (depth-first, right after it) what it imports; [] when skipped.
 
-        `found_in`: where the file was found as the repository names it (a rules directory
-        for a rule, whose path is already its real one; else `path` itself). A file found in
-        the project whose real path is not in it is loaded, as the client does, and reported.
+        `found_in`: where the file was found as named (a rules directory for a rule, whose
+        path is already its real one; else `path` itself); for an import, where its chain
+        started (None: in a trusted layer). A file whose real path is not where it was found
+        (the project, or the directory above it whose file it is) is loaded, as the client
+        does, and reported (`reached_out`).
         """
         self.trace(path, layer, reason)
         norm = os.path.normpath(path)
@@ -400,12 +426,11 @@ class Loader:
         if is_link:
             self.processed.add(os.path.normpath(resolved))
         if not depth:
-            found_in = os.path.normpath(found_in or path)
-        from_project = found_in is not None and within(found_in, self._root)
+            found_in = None if layer in TRUSTED_LAYERS else os.path.normpath(found_in or path)
         parsed = self._readable(path, exists, depth, chain, st)
         if parsed is None:
             return []
-        if from_project:
+        if found_in is not None:
             self._note_if_reached_out(path, resolved, "import" if depth else "file", found_in)
         source = self._source(path, layer, reason, parsed, lazy)
         out = [Loaded(source, parsed.globs)]
@@ -418,30 +443,38 @@ class Loader:
             depth + 1,
             (*chain, norm),
             lazy,
-            found_in=found_in if from_project else None,
+            found_in=found_in,
         )
         return out
 
-    def note_if_outside(self, path: str, what: str) -> None:
-        """Report `path` if it is in the project and its real path is not (a workspace file)."""
-        self._note_if_reached_out(path, self.resolve(path).path, what)
+    def note_if_outside(self, path: str, what: str, *, above: bool = False) -> None:
+        """Report `path` (a workspace file, a context file, an import) if it is in the project
+        and its real path is not; with `above`, a file the client's walk found in a directory
+        above the project too (Codex's project docs from a root marker above it)."""
+        found = os.path.normpath(path)
+        place = place_of(found, self._root) if above else self._root
+        self._note_if_reached_out(path, self.resolve(path).path, what, found, place)
 
     def _note_if_reached_out(
-        self, path: str, real: str, what: str, found_in: str | None = None
+        self, path: str, real: str, what: str, found_in: str, place: str | None = None
     ) -> None:
-        """Content the repository reaches outside itself for: loaded, and said so (a rule,
-        kept under its real path, with the rules directory it was found in)."""
-        code = reached_out(found_in or path, real, self._root, self._home)
+        """Content found in the project or above it that reaches elsewhere: loaded, and said
+        so (a rule, kept under its real path, with the rules directory it was found in).
+        From above the project, also as a note for lint, which lints no file there."""
+        if place is None:
+            place = place_of(found_in, self._root)
+        code = reached_out(found_in, real, place, self._home)
         if code is None:
             return
         where = "your home directory" if code is codes.OUTSIDE_HOME else "outside the project"
-        through = f" through {self.display(found_in)}" if found_in and path == real else ""
-        self.note(
-            code,
-            path,
+        through = f" through {self.display(found_in)}" if path == real != found_in else ""
+        message = (
             f"{what} is loaded from {where}{through}: {self.display(real)}; the client loads "
-            "it too: make sure it belongs in the prompt, or remove the link",
+            "it too: make sure it belongs in the prompt, or remove the link"
         )
+        self.note(code, path, message)
+        if place != self._root:
+            self.notes.append(LoadNote(path, 1, 1, code.code, message))
 
     def imports_of(self, parsed: Parsed, base_dir: str) -> Sequence[tuple[str, str]]:
         """`(token, target)` of each distinct import of a file in `base_dir` (a hook: lint,

@@ -89,7 +89,9 @@ def canonical_git_root(git_root: Path, disk: Disk) -> Path:
     common = Path(os.path.realpath(worktree_git_dir / common_dir))
     if worktree_git_dir.parent != common / "worktrees":
         return git_root
-    if Path(os.path.realpath(backlink)) != Path(os.path.realpath(dot_git)):
+    # Relative (`worktree.useRelativePaths`) from the worktree's git directory, as git reads
+    # it; never from the directory ctxasm runs in.
+    if Path(os.path.realpath(worktree_git_dir / backlink)) != Path(os.path.realpath(dot_git)):
         return git_root
     return common if common.name != ".git" else common.parent
 

@@ -43,6 +43,9 @@ class Settings(NamedTuple):
     auto_memory_directory: str | None = None
     managed_claude_md: str | None = None
     problems: tuple[tuple[str, str], ...] = ()
+    # The repository's settings file whose `autoMemoryDirectory` is used (None: the user's or
+    # the managed settings chose it, or none did).
+    memory_moved_by: str | None = None
 
 
 class ClaudeSetup(NamedTuple):
@@ -53,24 +56,22 @@ class ClaudeSetup(NamedTuple):
     include_external: bool  # external imports approved for this project
 
 
-def config_dir(home: Path, environ: Mapping[str, str]) -> Path:
+def config_dir(ctx: Context) -> Path:
     """`CLAUDE_CONFIG_DIR`, else `~/.claude`."""
-    override = environ.get("CLAUDE_CONFIG_DIR")
-    return Path(override) if override else home / ".claude"
+    return ctx.environ_path("CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
 
 
-def global_config_file(home: Path, environ: Mapping[str, str]) -> Path:
+def global_config_file(ctx: Context) -> Path:
     """`~/.claude.json` (in `CLAUDE_CONFIG_DIR` when set), where project approvals live."""
-    override = environ.get("CLAUDE_CONFIG_DIR")
-    return Path(override or home) / ".claude.json"
+    return (ctx.environ_path("CLAUDE_CONFIG_DIR") or ctx.home) / ".claude.json"
 
 
 def read_setup(ctx: Context, disk: Disk) -> ClaudeSetup:
     """Read the settings layers and the external-import approval for this run."""
-    config = config_dir(ctx.home, ctx.environ)
+    config = config_dir(ctx)
     settings = load_settings(ctx.managed_dir, config, ctx.cwd, disk)
     project = ctx.canonical_root or ctx.cwd
-    global_config = global_config_file(ctx.home, ctx.environ)
+    global_config = global_config_file(ctx)
     approved, problem = external_imports_approved(global_config, project, disk)
     if problem:
         settings = settings._replace(problems=(*settings.problems, (str(global_config), problem)))
@@ -158,7 +159,7 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
     excludes: list[str] = []
     exclude_files: list[str] = []
     enabled: bool | None = None
-    directories: dict[str, str] = {}
+    directories: dict[str, tuple[str, str]] = {}  # layer -> (autoMemoryDirectory, its file)
     claude_md: str | None = None
     problems: list[tuple[str, str]] = []
     for name, path in layers:
@@ -178,16 +179,17 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
             exclude_files += [str(path)] * len(strings)
         if isinstance(data.get("autoMemoryEnabled"), bool):
             enabled = data["autoMemoryEnabled"]
+        # Never from the project's checked-in settings (the client ignores it there).
         if isinstance(data.get("autoMemoryDirectory"), str) and name != "project":
-            directories[name] = data["autoMemoryDirectory"]
+            directories[name] = (data["autoMemoryDirectory"], str(path))
         if name == "policy" and isinstance(data.get("claudeMd"), str):
             claude_md = _managed_claude_md(data["claudeMd"], path, problems)
-    directory = next(
-        (directories[n] for n in ("policy", "local", "user") if n in directories), None
-    )
+    chosen = next((n for n in ("policy", "local", "user") if n in directories), None)
+    directory, origin = directories[chosen] if chosen is not None else (None, None)
     return Settings(
-        tuple(excludes), tuple(exclude_files), enabled, directory, claude_md, tuple(problems)
-    )
+        tuple(excludes), tuple(exclude_files), enabled, directory, claude_md, tuple(problems),
+        origin if chosen == "local" else None,
+    )  # fmt: skip
 
 
 # The keys read here, and the type the client needs (the client ignores any other value).
@@ -274,7 +276,15 @@ def exclude_matcher(patterns: tuple[str, ...], disk: Disk) -> ExcludeMatcher:
 # --- auto memory --------------------------------------------------------------------------
 
 
-def auto_memory_path(ctx: Context, setup: ClaudeSetup) -> Path | None:
+class AutoMemory(NamedTuple):
+    """Where the client reads MEMORY.md, and the repository's settings file that moved it
+    there (None: the default place, or one the user, the machine or the environment chose)."""
+
+    path: Path
+    moved_by: str | None = None
+
+
+def auto_memory(ctx: Context, setup: ClaudeSetup) -> AutoMemory | None:
     """Where the client reads MEMORY.md, or None when auto memory is off."""
     env = ctx.environ
     if env_truthy(env, "CLAUDE_CODE_DISABLE_AUTO_MEMORY"):
@@ -287,16 +297,15 @@ def auto_memory_path(ctx: Context, setup: ClaudeSetup) -> Path | None:
         if setup.settings.auto_memory_enabled is False:
             return None
     override = validate_memory_dir(env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"), ctx.home, False)
-    override = override or validate_memory_dir(setup.settings.auto_memory_directory, ctx.home, True)
     if override is not None:
-        return override / "MEMORY.md"
-    base = (
-        Path(env["CLAUDE_CODE_REMOTE_MEMORY_DIR"])
-        if env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
-        else setup.config_dir
-    )
+        return AutoMemory(override / "MEMORY.md")
+    settings = setup.settings
+    moved = validate_memory_dir(settings.auto_memory_directory, ctx.home, True)
+    if moved is not None:
+        return AutoMemory(moved / "MEMORY.md", settings.memory_moved_by)
+    base = ctx.environ_path("CLAUDE_CODE_REMOTE_MEMORY_DIR") or setup.config_dir
     name = env.get("CLAUDE_CODE_PROJECT_DIR_NAME") or slug(ctx.canonical_root or ctx.cwd)
-    return base / "projects" / name / "memory" / "MEMORY.md"
+    return AutoMemory(base / "projects" / name / "memory" / "MEMORY.md")
 
 
 def slug(path: Path) -> str:

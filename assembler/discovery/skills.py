@@ -34,7 +34,7 @@ from ..parsing import frontmatter as fm
 from .context import Context, Run
 from .disk import Disk
 from .index import Index, entry
-from .loader import reached_out, text_source
+from .loader import TRUSTED_LAYERS, place_of, reached_out, text_source
 from .reader import ReadStatus, read_text
 from .settings import ClaudeSetup
 
@@ -144,7 +144,7 @@ class _Listing:
         if real in self.seen_files:
             return
         self.seen_files.add(real)
-        reached = reached_out(path, real, str(self.ctx.project_root), str(self.ctx.home))
+        reached = None if layer in TRUSTED_LAYERS else self._reached_out(path, real)
         if reached is not None:
             home = reached is codes.OUTSIDE_HOME
             self.note(
@@ -168,6 +168,12 @@ class _Listing:
                 "description, paths:): fix the YAML",
             )
         self._list(directory, layer, directory_name, path, frontmatter, body)
+
+    def _reached_out(self, path: str, real: str) -> codes.Code | None:
+        """`loader.reached_out` for a skill of the project or of a directory above it (without
+        git, skills are looked for up to the filesystem root)."""
+        found, root = os.path.normpath(path), str(self.ctx.project_root)
+        return reached_out(found, real, place_of(found, root), str(self.ctx.home))
 
     def _list(
         self,

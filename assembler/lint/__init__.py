@@ -398,9 +398,10 @@ def lint(
             findings += _capped(_leveled(_check_file(info, checkers[repo], repo, context), levels))
             if context.applies(info):
                 load_dirs.add(info.load_dir)
-        budget_dirs = (
-            sorted(load_dirs) if whole_tree else ([request.cwd] if cwd is not None else [])
-        )
+        start = [here] if whole_tree else ([request.cwd] if cwd is not None else [])
+        for directory in start:  # what loads there from outside, that no linted file holds
+            findings += _leveled(context.start_notes(directory, here), levels)
+        budget_dirs = sorted(load_dirs) if whole_tree else start
         for directory in budget_dirs:
             findings += context.over_budget(directory, here)
         findings += _leveled(repos.unlisted(here), levels)

@@ -60,6 +60,9 @@ def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
 
 
 _NAMED_STARTS = 10  # deeper directories CTX207 names (the rest are counted)
+_FROM_OUTSIDE = frozenset(
+    c.code for c in (codes.OUTSIDE_PROJECT, codes.OUTSIDE_HOME, codes.MEMORY_MOVED)
+)
 _EVERY_CODE = frozenset(code.code for code in codes.LINT_CODES)
 
 
@@ -207,6 +210,19 @@ class ContextChecker:
         discovery = self.discovery(cwd)
         sources = discovery.sources if discovery is not None else ()
         return [Path(s.path) for s in sources if s.layer is Layer.MEMORY and os.path.isabs(s.path)]
+
+    def start_notes(self, cwd: Path, shown_base: Path) -> list[Finding]:
+        """What the client started in `cwd` says of content from outside that no linted file
+        holds (`Discovery.notes`): a file of a directory above the repository that reaches
+        elsewhere (CTX801, CTX802), auto memory the repository's settings moved (CTX804)."""
+        discovery = self.discovery(cwd)
+        return [
+            Finding(
+                relative_shown(note.path, shown_base), note.line, note.col, note.code, note.message
+            )
+            for note in (discovery.notes if discovery is not None else ())
+            if note.code in _FROM_OUTSIDE and note.code in self.client.lint_codes
+        ]
 
     def client_notes(self, info: FileInfo) -> list[Finding]:
         """What each client that loads `info` at start says about it at a position when it

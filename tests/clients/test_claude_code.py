@@ -6,8 +6,14 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from assembler import Layer, Why
+from assembler.clients.claude_code import CLIENT
+from assembler.discovery.context import Run
+from assembler.discovery.disk import Disk
 from assembler.discovery.settings import slug
+from assembler.tokens import estimate_tokens
 from tests.helpers.trees import Link, build, codes, git_init, listing, run
 
 
@@ -214,6 +220,69 @@ def test_auto_memory_can_be_turned_off_or_moved(tmp_path: Path) -> None:
     ] == []
     (moved,) = run(tmp_path, "repo").sources
     assert moved.content == "moved"
+
+
+@pytest.mark.parametrize(
+    "directory",
+    [
+        "~/.claude/projects/-other-project/memory",
+        "{tmp}/home/.claude/projects/-other-project/memory",
+        "{tmp}/repo/notes",
+    ],
+)
+def test_auto_memory_the_repositorys_local_settings_move_is_loaded_and_reported(
+    tmp_path: Path, directory: str
+) -> None:
+    """`.claude/settings.local.json` moves auto memory as the client does (to another project's
+    memory, or to a file of the repository's own): it loads as the user's own memory, and is
+    reported (issue 22)."""
+    git_init(tmp_path / "repo")
+    moved = directory.format(tmp=tmp_path)
+    build(
+        tmp_path,
+        {
+            "home/.claude/projects/-other-project/memory/MEMORY.md": "- another project's memory",
+            "repo/notes/MEMORY.md": "- another project's memory",
+            "repo/.claude/settings.local.json": json.dumps({"autoMemoryDirectory": moved}),
+        },
+    )
+    a = run(tmp_path, "repo")
+    [memory] = [s for s in a.sources if s.layer is Layer.MEMORY]
+    assert memory.content == "- another project's memory"
+    [warning] = [d for d in a.diagnostics if d.code == "CTX804"]
+    assert warning.path == memory.display
+    assert ".claude/settings.local.json sets autoMemoryDirectory" in warning.message
+    notes = CLIENT.discover(Run(a.context, a.policy, estimate_tokens, Disk())).notes
+    assert [(n.path, n.code) for n in notes] == [(memory.path, "CTX804")]
+
+
+def test_auto_memory_moved_by_the_user_or_in_checked_in_settings_is_not_reported(
+    tmp_path: Path,
+) -> None:
+    """The client ignores autoMemoryDirectory in the project's checked-in
+    `.claude/settings.json` (so does ctxasm); the user's and the managed settings are trusted."""
+    git_init(tmp_path / "repo")
+    other = json.dumps({"autoMemoryDirectory": "~/.claude/projects/-other-project/memory"})
+    build(
+        tmp_path,
+        {
+            f"home/.claude/projects/{slug(tmp_path / 'repo')}/memory/MEMORY.md": "- own memory",
+            "home/.claude/projects/-other-project/memory/MEMORY.md": "- another project's memory",
+            "repo/.claude/settings.json": other,
+        },
+    )
+    assert [s.content for s in run(tmp_path, "repo").sources] == ["- own memory"]
+    build(tmp_path, {"home/.claude/settings.json": other})
+    a = run(tmp_path, "repo")
+    assert [s.content for s in a.sources] == ["- another project's memory"]
+    assert codes(a) == []
+    build(
+        tmp_path, {"repo/.claude/settings.local.json": json.dumps({"autoMemoryDirectory": "~/x"})}
+    )
+    build(tmp_path, {"managed/managed-settings.json": other})
+    a = run(tmp_path, "repo")  # the managed settings win over the repository's
+    assert [s.content for s in a.sources] == ["- another project's memory"]
+    assert codes(a) == []
 
 
 def test_worktree_uses_the_main_repository_for_the_memory_slug(tmp_path: Path) -> None:

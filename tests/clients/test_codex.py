@@ -15,7 +15,7 @@ from assembler.clients.codex import utf8_boundary
 from assembler.lint import lint
 from assembler.live.explain import Skip, Status, explain
 from assembler.live.watch import Watcher
-from tests.helpers.trees import build, codes, git_init, listing, machine
+from tests.helpers.trees import Link, build, codes, git_init, listing, machine
 
 WRAP = "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"
 
@@ -98,6 +98,34 @@ def test_project_root_markers_are_configurable_and_empty_means_cwd_only(tmp_path
     build(tmp_path, {"home/.codex/config.toml": "project_root_markers = []\n"})
     alone = _codex(tmp_path, tmp_path / "proj" / "app")
     assert [s.display for s in alone.sources] == ["AGENTS.md"]
+
+
+def test_a_project_doc_above_the_project_root_linked_elsewhere_is_reported(
+    tmp_path: Path,
+) -> None:
+    """A root marker above the git root (or cwd) walks from a directory above the project:
+    its doc is reported like an ancestor file of Claude Code's when its real path is not where
+    it stands (issue 22); a doc there that stays put is not."""
+    build(
+        tmp_path,
+        {
+            "home/.codex/config.toml": 'project_root_markers = [".hg"]\n',
+            "home/.ssh/id_rsa.md": "PRIVATE KEY",
+            "dl/.hg/x": "",
+            "dl/AGENTS.md": Link("../home/.ssh/id_rsa.md"),
+            "dl/proj/AGENTS.md": "below",
+            "plain/.hg/x": "",
+            "plain/AGENTS.md": Link("docs/AGENTS.md"),
+            "plain/docs/AGENTS.md": "the download's own",
+            "plain/proj/x": "",
+        },
+    )
+    linked = _codex(tmp_path, tmp_path / "dl" / "proj")
+    assert [s.content for s in linked.sources] == ["PRIVATE KEY", "below"]
+    assert [(d.code, d.path) for d in linked.diagnostics] == [("CTX802", "../AGENTS.md")]
+    plain = _codex(tmp_path, tmp_path / "plain" / "proj")
+    assert [s.content for s in plain.sources] == ["the download's own"]
+    assert codes(plain) == []
 
 
 def test_budget_cut_inside_a_multibyte_character_is_moved_back_and_reported(

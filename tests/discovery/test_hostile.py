@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from assembler.discovery import loader, rules
 from tests.helpers.trees import Link, build, codes, git_init, run
 
@@ -239,3 +241,152 @@ def test_a_repositorys_git_config_runs_no_command(tmp_path: Path) -> None:
             timeout=60,
         )
     assert not marker.exists()
+
+
+# --- ancestors above a moved project root (issue 22, item 3) ------------------------------
+
+
+def _moved_root(tmp: Path, shape: str) -> Path:
+    """Where the agent starts in `dl/`, a tree the repository's author wrote above the project
+    root: `dl/proj` a submodule of `dl` (its `.git` a file), `dl/proj/sub` below a `.git` file,
+    or `dl/proj` in a download with no `.git` at all (the root is then cwd)."""
+    dl = tmp / "dl"
+    dl.mkdir()
+    env = {"PATH": os.environ.get("PATH", "")}
+    if shape == "submodule":
+        git_init(dl)
+        (dl / ".git" / "modules").mkdir()
+        git = ["git", "init", "-q", "--separate-git-dir", str(dl / ".git/modules/proj")]
+        subprocess.run([*git, str(dl / "proj")], check=True, capture_output=True, env=env)
+        return dl / "proj"
+    if shape == "below a .git file":
+        git = ["git", "init", "-q", "--separate-git-dir", str(tmp / "proj.git")]
+        subprocess.run([*git, str(dl / "proj")], check=True, capture_output=True, env=env)
+        (dl / "proj" / "sub").mkdir()
+        return dl / "proj" / "sub"
+    (dl / "proj").mkdir()
+    return dl / "proj"
+
+
+_SHAPES = ("submodule", "below a .git file", "download without .git")
+
+
+@pytest.mark.parametrize("shape", _SHAPES)
+def test_an_ancestor_file_linked_to_the_home_directory_is_reported(
+    tmp_path: Path, shape: str
+) -> None:
+    """The client loads it (so ctxasm does), but it is not the user's own file above the
+    project: its real path is not where it stands."""
+    cwd = _moved_root(tmp_path, shape)
+    build(
+        tmp_path,
+        {"home/.ssh/id_rsa.md": "PRIVATE KEY", "dl/CLAUDE.md": Link("../home/.ssh/id_rsa.md")},
+    )
+    a = run(tmp_path, cwd)
+    assert [s.content for s in a.sources] == ["PRIVATE KEY"]
+    [warning] = a.diagnostics
+    assert (warning.code, warning.path) == (
+        "CTX802",
+        a.context.display(str(tmp_path / "dl/CLAUDE.md")),
+    )
+    assert "~/.ssh/id_rsa.md" in warning.message
+
+
+def test_ancestor_files_are_reported_only_when_they_reach_out_of_where_they_stand(
+    tmp_path: Path,
+) -> None:
+    """A link from `dl/CLAUDE.md` to `dl/docs/CLAUDE.md` (or into the project below it) stays
+    where it stands; to another tree, to the home directory, through a linked rules directory or
+    through an import of a linked directory, it does not."""
+    cwd = _moved_root(tmp_path, "download without .git")
+    build(
+        tmp_path,
+        {
+            "home/secret.md": "home secret",
+            "home/rules/r.md": "home rule",
+            "other/notes.md": "other tree",
+            "dl/docs/CLAUDE.md": "docs of the download",
+            "dl/CLAUDE.md": Link("docs/CLAUDE.md"),
+            "dl/.claude/CLAUDE.md": Link("../proj/AGENTS.md"),
+            "dl/proj/AGENTS.md": "agents below",
+            "dl/CLAUDE.local.md": Link("../other/notes.md"),
+            "dl/.claude/rules": Link("../../home/rules"),
+            "dl/proj/CLAUDE.md": "See @linked/secret.md",
+            "dl/proj/linked": Link("../../home"),
+        },
+    )
+    a = run(tmp_path, cwd)
+    assert sorted(s.content for s in a.sources) == sorted(
+        [
+            "docs of the download",
+            "agents below",
+            "home rule",
+            "other tree",
+            "See @linked/secret.md",
+            "home secret",
+        ]
+    )
+    found = sorted((d.code, d.path) for d in a.diagnostics)
+    assert found == [
+        ("CTX801", "../CLAUDE.local.md"),
+        ("CTX802", "linked/secret.md"),  # the project's own import: reported as before
+        ("CTX802", "~/rules/r.md"),
+    ]
+
+
+def test_an_ancestor_import_through_a_linked_directory_is_reported(tmp_path: Path) -> None:
+    """An ancestor's `@proj/linked/x` is inside cwd as written, so the client loads it without
+    approval; its real path is in the home directory."""
+    cwd = _moved_root(tmp_path, "submodule")
+    build(
+        tmp_path,
+        {
+            "home/secret.md": "home secret",
+            "dl/CLAUDE.md": "See @proj/linked/secret.md",
+            "dl/proj/linked": Link("../../home"),
+        },
+    )
+    a = run(tmp_path, cwd)
+    assert [s.content for s in a.sources] == ["See @proj/linked/secret.md", "home secret"]
+    assert [(d.code, d.path) for d in a.diagnostics] == [("CTX802", "linked/secret.md")]
+
+
+def test_an_ancestor_skill_linked_to_the_home_directory_is_reported(tmp_path: Path) -> None:
+    """Without git, skills are looked for up to the filesystem root: `dl/.claude/skills`."""
+    cwd = _moved_root(tmp_path, "download without .git")
+    build(
+        tmp_path,
+        {
+            "home/deploy/SKILL.md": "---\ndescription: deploys\n---\nsteps",
+            "dl/.claude/skills/deploy": Link("../../../home/deploy"),
+        },
+    )
+    a = run(tmp_path, cwd)
+    assert [s.name for s in a.skills] == ["deploy"]
+    assert codes(a) == ["CTX802"]
+
+
+def test_the_users_own_files_are_not_reported_wherever_they_link(tmp_path: Path) -> None:
+    """User and managed layers are trusted: a user or managed file linked to another tree is
+    the user's or the machine's choice, even when the home directory is above the project; an
+    ancestor file linked within the directory it stands in (`~/CLAUDE.md` to `~/notes`) is
+    the user's own."""
+    git_init(tmp_path / "home/work/repo")
+    build(
+        tmp_path,
+        {
+            "dotfiles/CLAUDE.md": "user file kept elsewhere",
+            "dotfiles/managed.md": "managed file kept elsewhere",
+            "managed/CLAUDE.md": Link("../dotfiles/managed.md"),
+            "home/.claude/CLAUDE.md": Link("../../dotfiles/CLAUDE.md"),
+            "home/CLAUDE.md": Link("notes/CLAUDE.md"),
+            "home/notes/CLAUDE.md": "the user's notes, within the home directory",
+        },
+    )
+    a = run(tmp_path, "home/work/repo")
+    assert [s.content for s in a.sources] == [
+        "managed file kept elsewhere",
+        "user file kept elsewhere",
+        "the user's notes, within the home directory",
+    ]
+    assert codes(a) == []

@@ -6,10 +6,12 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assembler.discovery.locations import RealDirs, is_within
+from assembler.discovery.disk import Disk
+from assembler.discovery.locations import RealDirs, canonical_git_root, is_within
 from tests.helpers.trees import Link, build
 
 
@@ -55,3 +57,21 @@ def test_is_within_of_absolute_paths_is_the_clients_relative_path_test(
     up = re.search(r"(?:^|[\\/])\.\.(?:[\\/]|$)", rel)  # the client's: `\` separates too
     expected = rel == "." or up is None
     assert is_within(a, b) == expected
+
+
+def test_a_worktrees_relative_back_link_is_read_from_its_git_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git 2.48+ can write a linked worktree's pointers relative (`worktree.useRelativePaths`):
+    `.git/worktrees/wt/gitdir` then names the worktree's `.git` relative to that directory.
+    The main repository is found the same from any process directory (issue 22, item 16)."""
+    main, wt = tmp_path / "main", tmp_path / "wt"
+    meta = main / ".git" / "worktrees" / "wt"
+    meta.mkdir(parents=True)
+    (meta / "commondir").write_text("../..\n")
+    (meta / "gitdir").write_text("../../../../wt/.git\n")
+    wt.mkdir()
+    (wt / ".git").write_text("gitdir: ../main/.git/worktrees/wt\n")
+    for directory in (tmp_path, meta, Path("/")):
+        monkeypatch.chdir(directory)
+        assert canonical_git_root(wt, Disk()) == main

@@ -66,11 +66,11 @@ def apply_change(
     elif change == "git-root":
         (cwd / ".git").mkdir()
     elif change == "memory":
-        from assembler.discovery.settings import auto_memory_path
+        from assembler.discovery.settings import auto_memory
 
-        memory = auto_memory_path(before.context, before.state)
-        assert memory is not None
-        build(memory.parent, {"MEMORY.md": "- remembered"})
+        found = auto_memory(before.context, before.state)
+        assert found is not None
+        build(found.path.parent, {"MEMORY.md": "- remembered"})
     elif change == "skill":
         build(repo, {".claude/skills/deploy/SKILL.md": "---\ndescription: Ship it.\n---\nSteps."})
     elif change == "symlink-target":  # an imported symlink pointed elsewhere

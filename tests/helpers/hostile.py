@@ -22,10 +22,13 @@ BOUNDARY = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__"  # assembler/model.py; docs/cach
 OUTSIDE = "planted-outside"  # the directory of secrets next to the project
 SNAPSHOT = ".ctxasm-snapshot.json"  # a node here is given to `cache --against`
 SECRET_ENV = "FUZZ_PLANTED_SECRET"  # a marker in the CLI's environment (/proc/self/environ)
+# Another project's auto memory in the fake home (its MEMORY.md holds the home marker).
+OTHER_MEMORY = ".claude/projects/-planted-other/memory"
 OUT = "ctxasm-out.xml"  # `render --out` writes here, in the project
 SAVE = "src/ctxasm-snap.json"  # `cache --save` writes here, in the project
 CLASSES = (
-    "special", "symlink", "deep", "alias-bomb", "glob", "name", "forged", "widen", "output", "git", "scale"
+    "special", "symlink", "deep", "alias-bomb", "glob", "name", "forged", "widen",
+    "output", "git", "scale", "moved",
 )  # fmt: skip
 
 
@@ -65,8 +68,24 @@ class Config:
     table: Mapping[str, object]
 
 
-Node = Text | Raw | Special | Link | Config
-Where = str  # "project", "home", "managed" or "outside"
+@dataclass(frozen=True)
+class Json:
+    """A JSON file; `{outside}`, `{home}` and `{project}` in its strings are filled in."""
+
+    value: object
+
+
+@dataclass(frozen=True)
+class Git:
+    """The project's own git: "repository" (`git init`, the default), "submodule" (its `.git`
+    a file into the git directory of a repository in the directory above it), "git file" (its
+    `.git` a file, the git directory elsewhere) or "none" (no `.git` at all)."""
+
+    shape: str
+
+
+Node = Text | Raw | Special | Link | Config | Json | Git
+Where = str  # "project", "home", "managed", "outside" or "above" (the project's directory)
 
 
 @dataclass(frozen=True)
@@ -676,6 +695,54 @@ def scale(draw: st.DrawFn) -> Part:
     return huge_descriptions(draw(st.sampled_from(tuple(_DESCRIBED))), count, size)
 
 
+# --- reads the project's place or its settings move (issue 22) ----------------------------
+
+_GIT_SHAPES = ("submodule", "git file", "none", "repository")
+# Files of the directory above the project that the client loads as an ancestor's, and what
+# they link to (the home directory only: from the directory above the project, the planted
+# `outside` directory beside it is that directory's own tree).
+_ANCESTOR_PLACES = (
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    ".claude/CLAUDE.md",
+    ".claude/rules",
+    ".claude/rules/linked.md",
+)
+_ANCESTOR_TARGETS = ("{home}/.ssh/id_rsa", "{home}/secret.md", "{home}", "/proc/self/environ")
+_MEMORY_TARGETS = (
+    "~/" + OTHER_MEMORY,
+    "{home}/" + OTHER_MEMORY,
+    "{outside}",
+    "{project}/notes",
+    "notes",
+    "/",
+)
+
+
+@st.composite
+def moved(draw: st.DrawFn) -> Part:
+    """An ancestor file linked out, above a project root that is a submodule, below a `.git`
+    file, without git or a plain repository; or the repository's settings moving auto memory."""
+    if draw(st.booleans()):
+        shape = draw(st.sampled_from(_GIT_SHAPES))
+        path = draw(st.sampled_from(_ANCESTOR_PLACES))
+        target = draw(st.sampled_from(_ANCESTOR_TARGETS))
+        return part(
+            "moved",
+            f"ancestor {path} -> {target} above a project with git {shape}",
+            ("above", path, Link(target)),
+            ("project", ".git", Git(shape)),
+        )
+    target = draw(st.sampled_from(_MEMORY_TARGETS))
+    settings = draw(st.sampled_from((".claude/settings.local.json", ".claude/settings.json")))
+    return part(
+        "moved",
+        f"autoMemoryDirectory {target} in {settings}",
+        ("project", settings, Json({"autoMemoryDirectory": target})),
+        ("project", "notes/MEMORY.md", Text("- the repository's own memory\n")),
+    )
+
+
 # --- plans ----------------------------------------------------------------------------------
 
 STRATEGIES = {
@@ -690,6 +757,7 @@ STRATEGIES = {
     "output": output(),
     "git": git(),
     "scale": scale(),
+    "moved": moved(),
 }
 
 

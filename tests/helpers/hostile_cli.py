@@ -35,7 +35,7 @@ from pathlib import Path
 
 import jsonschema
 
-from tests.helpers.hostile import BOUNDARY, OUT, OUTSIDE, SAVE, SECRET_ENV
+from tests.helpers.hostile import BOUNDARY, OTHER_MEMORY, OUT, OUTSIDE, SAVE, SECRET_ENV
 from tests.helpers.hostile_tree import Layout
 
 MEMORY = 1 << 30  # RLIMIT_AS of every command
@@ -299,6 +299,7 @@ def _needles(layout: Layout) -> tuple[str, ...]:
         str(layout.home),
         "~/.ssh",
         "~/secret.md",
+        "~/" + OTHER_MEMORY,
         "/proc/self/environ",
         *(link for link in layout.outside_links),
     )

@@ -1,10 +1,12 @@
 """Writing a hostile `Plan` (tests/helpers/hostile.py) to disk.
 
 `build` makes a fresh directory: the project, a real git repository (`git init`, every file
-staged so lint's git checks see it), beside a fake home, a managed directory and a directory of
-planted secrets. The secrets (`planted-outside/secret.md`, `~/.ssh/id_rsa`, `~/secret.md`, and a
-variable in the CLI's environment) each hold a unique random marker that must never reach
-stdout without a warning.
+staged so lint's git checks see it; or, as a plan asks, a submodule of a repository in the
+directory above, a directory below a `.git` file, no git), beside a fake home, a managed
+directory and a directory of planted secrets. The secrets (`planted-outside/secret.md`,
+`~/.ssh/id_rsa`, `~/secret.md`, another project's auto memory, and a variable in the CLI's
+environment) each hold a unique random marker that must never reach stdout without a
+warning.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.helpers.hostile import (
+    OTHER_MEMORY,
     OUTSIDE,
     SNAPSHOT,
     Config,
+    Git,
+    Json,
     Link,
     Node,
     Plan,
@@ -121,6 +126,8 @@ def _secrets(layout: Layout) -> None:
         / ".ssh"
         / "id_rsa": f"-----BEGIN OPENSSH PRIVATE KEY-----\n{h}\n-----END OPENSSH PRIVATE KEY-----\n",
         layout.home / "secret.md": f"{h}\nHome secret {h}\n",
+        layout.home / OTHER_MEMORY / "MEMORY.md": f"- {h} another project's memory {h}\n",
+        layout.outside / "MEMORY.md": f"- {o} memory outside {o}\n",
         layout.home / ".claude" / "CLAUDE.md": "User notes.\n",
         layout.project / "CLAUDE.md": "Project notes.\n",
         layout.project / ".claude" / "rules" / "style.md": "Use tabs.\n",
@@ -174,7 +181,9 @@ def _write(path: Path, node: Node, base: Path, layout: Layout) -> None:
             _socket(path)
     elif isinstance(node, Link):
         os.symlink(_fill(node.target, layout), path)
-    else:
+    elif isinstance(node, Json):
+        path.write_text(json.dumps(_filled(node.value, layout)))
+    elif isinstance(node, Config):
         pyproject = path.name == "pyproject.toml"
         text = (
             toml_text({"tool": {"ctxasm": dict(node.table)}})
@@ -192,6 +201,43 @@ def _fill(text: str, layout: Layout) -> str:
     ):
         text = text.replace("{" + name + "}", str(value))
     return text
+
+
+def _filled(value: object, layout: Layout) -> object:
+    """`value` with `_fill` applied to every string in it."""
+    if isinstance(value, str):
+        return _fill(value, layout)
+    if isinstance(value, list):
+        return [_filled(v, layout) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _filled(v, layout) for k, v in value.items()}
+    return value
+
+
+def _git(layout: Layout, shape: str) -> None:
+    """The project's git (`hostile.Git`): a repository, a submodule of a repository in the
+    directory above it, a directory below a `.git` file, or no git at all."""
+    env = {"PATH": os.environ.get("PATH", "")}
+
+    def init(*args: str) -> None:
+        subprocess.run(
+            ["git", "init", "-q", *args], check=True, capture_output=True, timeout=30, env=env
+        )
+
+    if shape == "submodule":
+        init(str(layout.root))
+        mkdirs(layout.root / ".git" / "modules")
+        init(
+            "--separate-git-dir",
+            str(layout.root / ".git" / "modules" / "project"),
+            str(layout.project),
+        )
+    elif shape == "git file":
+        init("--separate-git-dir", str(layout.root / "project.git"), str(layout.project))
+    else:
+        init(str(layout.project))
+        if shape == "none":
+            remove(layout.project / ".git")
 
 
 def _combined(plan: Plan) -> dict[tuple[Where, str], Node]:
@@ -238,18 +284,19 @@ def build(root: Path, plan: Plan) -> Layout:
             rel for (w, rel), n in nodes.items() if w == "project" and _leaves_project(n)
         ),
     )
-    subprocess.run(
-        ["git", "init", "-q", str(layout.project)],
-        check=True,
-        capture_output=True,
-        timeout=30,
-        env={"PATH": os.environ.get("PATH", "")},
-    )
+    gits = [node.shape for node in nodes.values() if isinstance(node, Git)]
+    _git(layout, gits[-1] if gits else "repository")
     _secrets(layout)
-    bases = {"project": layout.project, "home": layout.home, "managed": layout.managed}
+    bases = {
+        "project": layout.project,
+        "home": layout.home,
+        "managed": layout.managed,
+        "above": layout.root,
+    }
     # Files first, then links and special files: a part's link may replace a directory path
     # another part fills, and a link written first would send those files through it.
-    ordered = sorted(nodes.items(), key=lambda kv: isinstance(kv[1], (Link, Special)))
+    files = [(at, node) for at, node in nodes.items() if not isinstance(node, Git)]
+    ordered = sorted(files, key=lambda kv: isinstance(kv[1], (Link, Special)))
     late = [(key, node) for key, node in ordered if written_after_git_add(*key, node)]
     for (where, rel), node in ordered:
         if ((where, rel), node) not in late:

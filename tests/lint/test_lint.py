@@ -335,6 +335,7 @@ def test_every_code_has_a_test_case() -> None:
     elsewhere = {"CTX001", "CTX004", "CTX103", "CTX105", "CTX207", "CTX305", "CTX601"}  # below
     elsewhere |= {"CTX008"}  # test_hostile.py
     elsewhere |= {"CTX009"}  # test_git.py
+    elsewhere |= {"CTX804"}  # test_whole_repository_lint_reports_auto_memory_the_repositorys_...
     elsewhere |= {"CTX901", "CTX902"}  # tests/clients/test_codex.py
     elsewhere |= {"CTX911", "CTX913", "CTX914", "CTX915"}  # tests/clients/test_gemini.py
     assert set(CASES) | elsewhere == {rule.code for rule in LINT_CODES}
@@ -973,6 +974,81 @@ def test_whole_repository_lint_checks_the_repository_auto_memory(tmp_path: Path)
     assert text.returncode == 1
     assert text.stderr.endswith(f"in 2 files checked; with the repository's auto memory: {shown}\n")
     assert _cli(tmp_path, "CLAUDE.md").stdout == ""  # files given: only those (pre-commit)
+
+
+def _submodule(tmp: Path) -> Path:
+    """`super/repo`, a git submodule of `super` (its `.git` a file): the project root is
+    `super/repo`, and `super`'s files are ancestors above it."""
+    git_init(tmp / "super")
+    (tmp / "super/.git/modules").mkdir()
+    git = ["git", "init", "-q", "--separate-git-dir", str(tmp / "super/.git/modules/repo")]
+    subprocess.run([*git, str(tmp / "super/repo")], check=True, capture_output=True)
+    return tmp / "super/repo"
+
+
+def test_lint_in_a_submodule_reports_an_ancestor_linked_to_the_home_directory(
+    tmp_path: Path,
+) -> None:
+    """The client loads `super/CLAUDE.md` in the submodule; its real path is the user's key
+    (issue 22): whole-repository lint and `--cwd` report it where it stands; a plain ancestor
+    file is the user's own; files given (pre-commit): only those."""
+    repo = _submodule(tmp_path)
+    build(
+        tmp_path,
+        {
+            "home/.ssh/id_rsa.md": "-----BEGIN OPENSSH PRIVATE KEY-----\nx\n",
+            "super/CLAUDE.md": Link("../home/.ssh/id_rsa.md"),
+            "super/.claude/CLAUDE.md": "the superproject's own notes\n",
+            "super/repo/CLAUDE.md": "project\n",
+        },
+    )
+    ancestor = str(tmp_path / "super/CLAUDE.md")
+    expected = [(ancestor, 1, "CTX802", Severity.ERROR)]
+    for options in ({"base": repo}, {"base": repo, "cwd": repo}):
+        result = lint([], **options, **machine(tmp_path))  # type: ignore[arg-type]
+        assert [(f.path, f.line, f.code, f.severity) for f in result.findings] == expected
+        assert "~/.ssh/id_rsa.md" in result.findings[0].message
+    assert lint(["CLAUDE.md"], base=repo, **machine(tmp_path)).findings == ()
+
+
+def test_a_plain_file_in_a_home_directory_inside_a_repository_reaches_nowhere(
+    tmp_path: Path,
+) -> None:
+    """The home directory inside another git repository (the benchmarks' layout): the auto
+    memory index there is the user's plain file, not a link into the home directory."""
+    from assembler.discovery.settings import slug
+
+    outer = git_init(tmp_path / "outer")
+    repo = git_init(outer / "repo")
+    build(outer, {"repo/CLAUDE.md": "shared\n"})
+    memory = outer / "home/.claude/projects" / slug(repo) / "memory/MEMORY.md"
+    build(memory.parent, {"MEMORY.md": "- an entry\n"})
+    result = lint([], base=repo, **machine(outer))
+    assert result.memory == (str(memory),)
+    assert result.findings == ()
+
+
+def test_whole_repository_lint_reports_auto_memory_the_repositorys_settings_move(
+    tmp_path: Path,
+) -> None:
+    """`.claude/settings.local.json` makes the client load another project's memory as the
+    user's own (issue 22): lint reports it there, and checks the memory file like its own."""
+    other = tmp_path / "home/.claude/projects/-other/memory/MEMORY.md"
+    settings = json.dumps({"autoMemoryDirectory": "~/.claude/projects/-other/memory"})
+    make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "shared\n",
+            "repo/.claude/settings.local.json": settings,
+            str(other.relative_to(tmp_path)): "token: ghp_" + "a1B2c3D4e5" * 4 + "\n",
+        },
+    )
+    result = lint([], base=tmp_path / "repo", **machine(tmp_path))
+    assert sorted((f.path, f.code) for f in result.findings) == [
+        (str(other), "CTX501"),
+        (str(other), "CTX804"),
+    ]
+    assert result.memory == (str(other),)
 
 
 def test_whole_repository_lint_checks_ignored_files_agents_read_by_name(tmp_path: Path) -> None:

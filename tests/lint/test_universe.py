@@ -62,7 +62,9 @@ def _lint_both(tmp: Path, files: dict[str, str], memory_text: str = PARAGRAPHS[0
     build(memory, {"memory/MEMORY.md": memory_text + "\n"})
     subprocess.run(["git", "-C", str(tmp / "repo"), "add", "-A"], check=True, capture_output=True)
     whole = lint([], base=tmp / "repo", **machine(tmp))
-    one_by_one = lint(list(whole.files), base=tmp / "repo", **machine(tmp))
+    # `cwd`: what the repository's start says of files from outside that no file holds (auto
+    # memory its settings move: CTX804), which whole-repository lint reports too.
+    one_by_one = lint(list(whole.files), base=tmp / "repo", cwd=tmp / "repo", **machine(tmp))
     assert whole.findings == one_by_one.findings
 
 

@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from tests.helpers import hostile
-from tests.helpers.hostile import CLASSES, Config, Link, Plan, Special, Text, part
+from tests.helpers.hostile import CLASSES, Config, Git, Json, Link, Plan, Special, Text, part
 from tests.helpers.hostile_cli import outside_state, problems, run_all
 from tests.helpers.hostile_tree import build, remove
 
@@ -188,6 +188,35 @@ REPRODUCTIONS = {
     "gemini-10000-imports-of-4mib": _plan(hostile.gemini_imports(10_000, 4 * hostile.MIB)),
     "cursor-2000-keys": _plan(hostile.many_keys("cursor rule", 2000)),
     "copilot-2000-keys": _plan(hostile.many_keys("copilot instructions", 2000)),
+    # Issue 22: an ancestor above a moved project root linked to the home directory, and the
+    # repository's settings moving auto memory to another project's.
+    "ancestor-link-above-submodule": _plan(
+        part(
+            "moved",
+            "ancestor CLAUDE.md -> ~/.ssh/id_rsa above a submodule",
+            ("above", "CLAUDE.md", Link("{home}/.ssh/id_rsa")),
+            ("project", ".git", Git("submodule")),
+        )
+    ),
+    "ancestor-rules-above-no-git": _plan(
+        part(
+            "moved",
+            "ancestor rules -> ~ above a project without git",
+            ("above", ".claude/rules", Link("{home}")),
+            ("project", ".git", Git("none")),
+        )
+    ),
+    "local-settings-move-memory": _plan(
+        part(
+            "moved",
+            "autoMemoryDirectory of another project",
+            (
+                "project",
+                ".claude/settings.local.json",
+                Json({"autoMemoryDirectory": "~/" + hostile.OTHER_MEMORY}),
+            ),
+        )
+    ),
 }
 
 
