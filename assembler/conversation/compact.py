@@ -156,12 +156,18 @@ def fit_attachments(
         if kind is AttachmentKind.INSTRUCTIONS:
             kept += members
             continue
-        members = [a._replace(content=_capped(a.content, each, counter)) for a in members]
-        sizes = [counter(a.content) for a in members]
-        while members and sum(sizes) > per_kind:
-            dropped.append(members.pop(0).name)
-            sizes.pop(0)
-        kept += members
+        # Dropping the oldest until the rest fits keeps the longest newest run that fits:
+        # walked from the newest, only the attachments kept (and one more) are measured.
+        newest: list[Attachment] = []
+        total = 0
+        for attachment in reversed(members):
+            capped = attachment._replace(content=_capped(attachment.content, each, counter))
+            total += counter(capped.content)
+            if total > per_kind:
+                break
+            newest.append(capped)
+        dropped += [a.name for a in members[: len(members) - len(newest)]]
+        kept += reversed(newest)
     return tuple(kept), tuple(dropped)
 
 

@@ -143,9 +143,11 @@ def cache_edit_tool_results(
     results = [r for r in results if r.shape is Shape.ANTHROPIC]
     strange = {u.at for u in unknown}
     users = [i for i, m in enumerate(messages) if i not in strange and m.get("role") == "user"]
-    pins_hold = all(
-        p.at < len(messages) and digest(messages[p.at]) == p.digest for p in state.pinned
-    )
+    digests: dict[int, str] = {}  # several pins can sit in one message: digest it once
+    for pin in state.pinned:
+        if pin.at < len(messages) and pin.at not in digests:
+            digests[pin.at] = digest(messages[pin.at])
+    pins_hold = all(digests.get(p.at) == p.digest for p in state.pinned)
     reset = not pins_hold
     pinned = state.pinned if pins_hold else ()
     if not users:
@@ -162,17 +164,20 @@ def cache_edit_tool_results(
         pinned = (*pinned, PinnedEdit(last_user, new_ids, digest(messages[last_user])))
     request = list(messages)
     referenced = deleted | set(new_ids)
-    touched = {r.at for r in results if r.id in referenced} | {p.at for p in pinned}
-    for index in sorted(touched | {last_user}):
+    edits: dict[int, list[dict[str, Any]]] = {}  # by message, in the order they were sent
+    for pin in pinned:
+        edits.setdefault(pin.at, []).append(_edits_block(pin.ids))
+    touched = {r.at for r in results if r.id in referenced} | set(edits) | {last_user}
+    for index in sorted(touched):
         blocks = _blocks(messages[index])
         for block in blocks:
             if block.get("type") == "tool_result" and block.get("tool_use_id") in referenced:
                 block["cache_reference"] = block["tool_use_id"]
-        edits = [_edits_block(p.ids) for p in pinned if p.at == index]
-        blocks[:0] = edits
+        blocks[:0] = edits.get(index, ())
         request[index] = {**messages[index], "content": blocks}
+    rebuilt = touched | strange  # once: each message below is looked at in constant time
     for index, message in enumerate(request):  # one breakpoint, on the last user message
-        if index not in touched | {last_user} | strange:
+        if index not in rebuilt:
             content = message.get("content")
             if isinstance(content, list) and any("cache_control" in b for b in content):
                 request[index] = {**message, "content": _blocks(message)}
