@@ -175,8 +175,9 @@ def _cut(messages: Sequence[Any], keep_recent: int) -> tuple[int, int]:
     """(head, cut): summarise messages[head:cut], keep the rest."""
     if keep_recent < 0:
         raise ValueError("keep_recent must be >= 0")
+    found = scan(messages)  # first: it refuses a list that cannot be one
     head = head_length(messages)
-    safe = safe_cuts(messages, scan(messages))
+    safe = safe_cuts(messages, found)
     cut = max(head, len(messages) - keep_recent)
     while cut > head and not safe[cut]:
         cut -= 1

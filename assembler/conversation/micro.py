@@ -22,11 +22,11 @@ Both never clear a result in the last message: the model has not seen it yet.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .messages import Result, Shape, Unknown, scan, with_results
+from ..display import shown
+from .messages import Result, Shape, Unknown, dumps, scan, with_results
 
 CLEARED = "[Old tool result content cleared]"
 COMPACTABLE_TOOLS = frozenset(
@@ -45,7 +45,7 @@ class Cleared(NamedTuple):
     before: int
 
     def __str__(self) -> str:
-        return f"Old tool result cleared: {self.tool_use_id} ({self.before} chars)"
+        return f"Old tool result cleared: {shown(self.tool_use_id, 80)} ({self.before} chars)"
 
 
 class ClearResult(NamedTuple):
@@ -112,7 +112,7 @@ class CacheEditResult(NamedTuple):
 
 
 def digest(message: Any) -> str:
-    text = json.dumps(message, sort_keys=True, ensure_ascii=False, default=repr)
+    text = dumps(message, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..display import shown
+from ..errors import ConversationError
 from .messages import Result, Scan, Unknown, scan, with_results
 
 MAX_RESULT_CHARS = 50_000
@@ -182,6 +183,8 @@ def persist_tool_result(
 ) -> Persisted:
     """One result as Claude Code hands it to the model: an error cut head and tail, shell
     output cut head-only, any other output over 50,000 characters saved and replaced."""
+    if not (isinstance(text, str) and isinstance(tool_use_id, str)):
+        raise ConversationError("persist_tool_result takes the result and its id as strings")
     if len(text) <= _BLOCK_MAX and _BLOCK.match(text):
         return Persisted(Action.KEPT, text, tool_use_id, len(text))
     if kind is Kind.ERROR and len(text) > 2 * ERROR_KEEP_CHARS and not _ERROR_CUT.match(text):

@@ -26,6 +26,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..display import shown
 from ..errors import ConversationError
 from ..model import TokenCounter
 from ..tokens import estimate_tokens
@@ -155,11 +156,22 @@ class Conversation:
     # What the agent tells the runtime.
     def record(self, prompt_tokens: int | None) -> None:
         """After each model call: the prompt tokens the provider reported, and the time."""
+        if prompt_tokens is not None and (
+            not isinstance(prompt_tokens, int)
+            or isinstance(prompt_tokens, bool)
+            or prompt_tokens < 0
+        ):
+            raise ConversationError(
+                f"prompt_tokens is {shown(repr(prompt_tokens), 40)}: give the provider's count "
+                "(an int >= 0) or None"
+            )
         self.last_prompt_tokens = prompt_tokens
         self.last_request_at = self.clock()
 
     def invoked_skill(self, name: str, content: str) -> None:
         """A skill the model invoked: re-attached after each compaction."""
+        if not (isinstance(name, str) and isinstance(content, str)):
+            raise ConversationError("invoked_skill takes the skill's name and content as strings")
         self._order += 1
         self._skills[name] = (self._order, content)
 
@@ -203,7 +215,9 @@ class Conversation:
             self.cache_state, request = edited.state, edited.request
             if edited.reset:
                 events.append(Event(Level.MICRO, "Earlier cache edits dropped: the list changed"))
-            events += [Event(Level.MICRO, f"Cache edit: delete {i}") for i in edited.deleted]
+            events += [
+                Event(Level.MICRO, f"Cache edit: delete {shown(i, 80)}") for i in edited.deleted
+            ]
         return Prepared(current, request, tuple(events), compaction)
 
     def compact_now(self, messages: Sequence[Any]) -> Prepared:

@@ -10,7 +10,6 @@ raises `ConversationError`: the file holds whole lines only, and the caller drop
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,19 +18,18 @@ from typing import Any
 from ..display import shown
 from ..errors import AssemblerError, ConversationError
 from ..output.write import write_file
+from .messages import dumps
 
 PathLike = str | os.PathLike[str]
 
 
 def _line(messages: Sequence[Any]) -> bytes:
-    try:
-        text = json.dumps(list(messages), ensure_ascii=False)
-    except (TypeError, ValueError) as err:  # not JSON: it cannot be kept, so nothing is dropped
-        raise ConversationError(f"the message list cannot be saved as JSON ({err})") from None
+    """One JSON line; what is not JSON cannot be kept, so nothing is dropped."""
+    text = dumps(list(messages), strict=True)
     try:
         return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escaped, still lossless
-        return (json.dumps(list(messages)) + "\n").encode("ascii")
+        return (dumps(list(messages), strict=True, ascii=True) + "\n").encode("ascii")
 
 
 def _reason(path: Path, err: OSError) -> ConversationError:
@@ -82,11 +80,11 @@ def write_snapshot(sessions_dir: PathLike, messages: Sequence[Any]) -> Path:
     """`sessions_dir/ctx.json`: the list, indented, through the one file writer (replaced
     atomically)."""
     path = Path(sessions_dir) / "ctx.json"
-    text = json.dumps(list(messages), ensure_ascii=False, indent=2)
+    text = dumps(list(messages), strict=True, indent=2)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: escaped
-        text = json.dumps(list(messages), indent=2)
+        text = dumps(list(messages), strict=True, ascii=True, indent=2)
     try:
         write_file(path, text + "\n")
     except AssemblerError as err:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from assembler.conversation import CLEARED, Conversation, Levels, Micro, Trigger, prompt
+from assembler.errors import ConversationError
 from benchmarks.conversation import levels, long_conversation
 from tests.helpers.conversations import SHAPES, Call, Out, User, build, results, session
 from tests.helpers.hostile_cli import MEMORY, TIMEOUT
@@ -333,3 +334,29 @@ def test_every_level_runs_a_number_of_instructions_linear_in_the_results(
     small, large = long_conversation(50), long_conversation(200)
     ratio = _opcodes(lambda: run(large)) / _opcodes(lambda: run(small))
     assert ratio < 4.4
+
+
+@pytest.mark.parametrize("tokens", ["6060", -1, 1.5, True, [6060]])
+def test_a_token_count_that_is_not_one_is_refused(tokens: Any, tmp_path: Path) -> None:
+    conv = Conversation(store_dir=tmp_path, summarize=summarize, threshold=10)
+    with pytest.raises(ConversationError, match="give the provider's count"):
+        conv.record(tokens)
+    assert conv.prepare(build("openai", session())).compaction is None  # nothing was recorded
+    with pytest.raises(ConversationError, match="as strings"):
+        conv.invoked_skill("deploy", None)  # type: ignore[arg-type]
+
+
+def test_ids_in_events_are_shown_on_one_line(tmp_path: Path) -> None:
+    """A tool call id is the model's (or a proxy's) text: printed events escape it."""
+    odd = "toolu_\x1b[2J\nforged"
+    steps: list[Any] = [User("go")]
+    for i in range(8):
+        steps += [Call(f"{odd}{i}", "Read", {"path": f"f{i}"}), Out(f"{odd}{i}", f"file {i}")]
+    messages = build("anthropic", [*steps, User("next")])
+    clock = Clock()
+    for micro in (Micro.CACHE, Micro.TIME):
+        conv = Conversation(store_dir=tmp_path, levels=Levels(micro=micro), clock=clock)
+        conv.record(1)
+        clock.now += 7200
+        events = [str(e) for e in conv.prepare(messages).events]
+        assert events and all(e.isprintable() for e in events), events
