@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from ..errors import ConversationError
 from .messages import dumps, head_length, listed, safe_cuts, scan
 from .prompts import Prompt, prompt, summary_request, summary_text
-from .store import append_raw
+from .store import Below, append_raw
 
 Summarize = Callable[[list[dict[str, str]]], str]
 PREFIX = "[Summary of earlier messages]\n"
@@ -105,7 +105,7 @@ def apply_collapse(
     messages: Sequence[Any],
     stage: Stage,
     *,
-    sessions_dir: str | os.PathLike[str] | None = None,
+    sessions_dir: str | os.PathLike[str] | Below | None = None,
     summary_role: str = "user",
     prefix: str = PREFIX,
 ) -> CollapseResult:

@@ -24,7 +24,7 @@ from ..model import TokenCounter
 from ..tokens import estimate_tokens
 from .messages import dumps, head_length, safe_cuts, scan
 from .prompts import Prompt, prompt, summary_request, summary_text
-from .store import append_raw, write_snapshot
+from .store import Below, append_raw, write_snapshot
 
 # Claude Code's numbers (src/services/compact/autoCompact.ts, as the articles quote them).
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # p99.99 of a summary is 17,387 tokens
@@ -188,7 +188,7 @@ def compact(
     messages: Sequence[Any],
     *,
     summarize: Summarize,
-    sessions_dir: str | os.PathLike[str],
+    sessions_dir: str | os.PathLike[str] | Below,
     keep_recent: int = 4,
     used: Prompt | None = None,
     trigger: Trigger = Trigger.AUTO,
@@ -234,7 +234,7 @@ def compact(
         post_tokens=0,
         summary=summary,
         raw_path=raw_path,
-        snapshot_path=Path(sessions_dir) / "ctx.json",
+        snapshot_path=Below.of(sessions_dir).path / "ctx.json",
         dropped_attachments=dropped,
     )
     result = result._replace(

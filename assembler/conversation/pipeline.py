@@ -51,6 +51,7 @@ from .micro import (
 from .persist import SHELL_TOOLS, persist_results
 from .prompts import Prompt
 from .prune import prune_tool_results
+from .store import Below
 
 if TYPE_CHECKING:
     from ..assembly import Assembly
@@ -135,6 +136,8 @@ class Conversation:
         self.collapse_at = collapse_at if collapse_at is not None else default_stage
         self.store_dir = Path(store_dir)
         self.sessions_dir = self.store_dir / "sessions"
+        # Yours: a link at store_dir is followed; none below it (store.py).
+        self._sessions = Below(self.store_dir, ("sessions",))
         self.assembly, self.summarize, self.levels = assembly, summarize, levels
         self.keep_recent, self.prune_keep, self.clear_keep = keep_recent, prune_keep, clear_keep
         self.prompt, self.summary_role, self.summary_prefix = prompt, summary_role, summary_prefix
@@ -264,7 +267,7 @@ class Conversation:
             stage, self._stage = self._stage, None
             try:
                 done = apply_collapse(
-                    current, stage, sessions_dir=self.sessions_dir, summary_role=self.summary_role
+                    current, stage, sessions_dir=self._sessions, summary_role=self.summary_role
                 )
             except ConversationError as err:
                 events.append(Event(Level.COLLAPSE, f"Not applied: {err}"))
@@ -318,7 +321,7 @@ class Conversation:
             result = compact(
                 current,
                 summarize=self.summarize,
-                sessions_dir=self.sessions_dir,
+                sessions_dir=self._sessions,
                 keep_recent=self.keep_recent,
                 used=self.prompt,
                 trigger=trigger,

@@ -15,6 +15,7 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from hypothesis import strategies as st
 
@@ -673,7 +674,8 @@ def message_lists(draw: st.DrawFn) -> Messages:
     return Messages(f"{odd!r} at {place}", at(odd), False)
 
 
-# Where a link, a FIFO or the wrong kind of file is planted in a conversation store.
+# Where a link, a FIFO or the wrong kind of file is planted in a conversation store: every
+# directory and file the runtime writes (`toolu_big` is the id whose output is saved).
 STORE_PLACES = (
     "tool-results",
     "tool-results/toolu_big.txt",
@@ -681,6 +683,41 @@ STORE_PLACES = (
     "sessions/raw.jsonl",
     "sessions/ctx.json",
 )
-STORE_PLANTS = ("link to outside", "link to an outside file", "dangling link", "link to itself",
-                "fifo", "directory", "file", "hard link to an outside file")  # fmt: skip
-store_plants = st.tuples(st.sampled_from(STORE_PLACES), st.sampled_from(STORE_PLANTS))
+STORE_PLANTS = (
+    "link to outside",
+    "link to an outside file",
+    "dangling link",
+    "link to itself",
+    "fifo",
+    "directory",
+    "file",
+    "hard link to an outside file",
+)
+store_plants = st.lists(
+    st.tuples(st.sampled_from(STORE_PLACES), st.sampled_from(STORE_PLANTS)),
+    min_size=1,
+    max_size=3,
+    unique_by=lambda planted: planted[0].split("/")[0],  # one plant per directory
+)
+
+
+def plant(store: Path, outside: Path, place: str, kind: str) -> None:
+    """Put `kind` at `place` in `store`; links point into `outside` (its file: `victim`)."""
+    path = store / place
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "link to outside":
+        path.symlink_to(outside)
+    elif kind == "link to an outside file":
+        path.symlink_to(outside / "victim")
+    elif kind == "dangling link":
+        path.symlink_to(outside / "not-yet")
+    elif kind == "link to itself":
+        path.symlink_to(path.name)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "file":
+        path.write_text("planted\n")
+    else:
+        os.link(outside / "victim", path)
