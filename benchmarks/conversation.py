@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +25,8 @@ LEVEL_TARGET = 12.0  # a level against one scan of the list
 PREPARE_TARGET = 40.0  # the whole pipeline (a dozen passes, raw.jsonl, the summary request)
 GROWTH = 2.6  # time for 2N results / time for N (2.0 is linear, 4.0 quadratic)
 SHAPES = ("one per message", "one message", "openai")
-TEXT = "x" * 400  # over prune's 300 characters: every old result is cut
+TEXT = "x" * 400
+CPU = time.process_time  # over prune's 300 characters: every old result is cut
 
 
 def long_conversation(results: int, shape: str = SHAPES[0], tool: str = "Read") -> list[Any]:
@@ -88,7 +90,9 @@ def levels(store: str) -> dict[str, Callable[[list[Any]], object]]:
 
 
 def measure(results: int, shape: str, reps: int) -> dict[str, float]:
-    """Median seconds of the floor and of each level, interleaved, on `results` results."""
+    """Median CPU seconds of the floor and of each level, interleaved, on `results` results
+    (CPU, not wall-clock: the growth from N to 2N is the point, and other load on a shared
+    machine blurs it)."""
     from assembler.conversation import scan
 
     messages = long_conversation(results, shape)
@@ -96,9 +100,9 @@ def measure(results: int, shape: str, reps: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as store:
         runs = levels(store)
         for _ in range(reps):
-            times["scan"].append(timed(lambda: scan(messages)))
+            times["scan"].append(timed(lambda: scan(messages), CPU))
             for name, level in runs.items():
-                times.setdefault(name, []).append(timed(lambda: level(messages)))  # noqa: B023
+                times.setdefault(name, []).append(timed(lambda: level(messages), CPU))  # noqa: B023
     return {name: median(values) for name, values in times.items()}
 
 

@@ -96,9 +96,9 @@ def stage_collapse(
 
 def intact(messages: Sequence[Any], stage: Stage) -> bool:
     """Whether the stage's span is still in `messages`, at its place, unchanged."""
-    return stage.end <= len(listed(messages)) and span_digest(messages, stage.start, stage.end) == (
-        stage.digest
-    )
+    if stage.end > len(listed(messages)):
+        return False
+    return span_digest(messages, stage.start, stage.end) == stage.digest
 
 
 def apply_collapse(

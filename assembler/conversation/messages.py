@@ -350,16 +350,20 @@ def _without_media(content: Any) -> Any:
 
 
 def dumps(
-    value: Any, *, strict: bool = False, ascii: bool = False, sort_keys: bool = False,
+    value: Any,
+    *,
+    strict: bool = False,
+    ascii: bool = False,
+    sort_keys: bool = False,
     indent: int | None = None,
-) -> str:  # fmt: skip
+) -> str:
     """`value` as JSON (what is not JSON as its `repr`; `strict`: refused). Call it on what
     `listed` let through: what JSON still cannot write (a key that is not a string, a number
     of thousands of digits, a `repr` that fails) is `ConversationError`."""
     try:
+        default = None if strict else repr
         return json.dumps(
-            value, ensure_ascii=ascii, default=None if strict else repr, sort_keys=sort_keys,
-            indent=indent,
-        )  # fmt: skip
+            value, ensure_ascii=ascii, default=default, sort_keys=sort_keys, indent=indent
+        )
     except (TypeError, ValueError, RecursionError) as err:
         raise ConversationError(f"the messages cannot be saved as JSON ({err})") from None

@@ -159,15 +159,13 @@ class Conversation:
     # What the agent tells the runtime.
     def record(self, prompt_tokens: int | None) -> None:
         """After each model call: the prompt tokens the provider reported, and the time."""
-        if prompt_tokens is not None and (
-            not isinstance(prompt_tokens, int)
-            or isinstance(prompt_tokens, bool)
-            or prompt_tokens < 0
-        ):
-            raise ConversationError(
-                f"prompt_tokens is {shown(repr(prompt_tokens), 40)}: give the provider's count "
-                "(an int >= 0) or None"
-            )
+        if prompt_tokens is not None:
+            counted = isinstance(prompt_tokens, int) and not isinstance(prompt_tokens, bool)
+            if not counted or prompt_tokens < 0:
+                what = "negative" if counted else f"a {type(prompt_tokens).__name__}"
+                raise ConversationError(
+                    f"prompt_tokens is {what}: give the provider's count (an int >= 0) or None"
+                )
         self.last_prompt_tokens = prompt_tokens
         self.last_request_at = self.clock()
 
