@@ -250,7 +250,7 @@ def entry_points(store: str) -> dict[str, Callable[[list[Any]], object]]:
 # No shrinking: a failing example already prints as one attack (`Messages.what`). Slow: a
 # value shared into millions costs each entry point its walk up to the bound (~0.4 s).
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate))
+@settings(max_examples=40, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate))
 @given(message_lists(), conversations(), st.integers(0, 6))
 def test_every_entry_point_refuses_a_hostile_list_with_one_line(
     hostile: Messages, good: list[Any], at: int
