@@ -19,6 +19,7 @@ from . import (
     assemble_deep,
     cache_cost,
     cold_render,
+    conversation,
     corpus,
     lint_speed,
     memory,
@@ -47,6 +48,7 @@ def suites(quick: bool) -> dict[str, Callable[[], list[Check]]]:
         "reassemble": lambda: reassemble.run(100 if quick else 300),
         "watch_latency": lambda: watch_latency.run(20 if quick else 50),
         "agents_doctor": lambda: agents_doctor.run(1 if quick else 3),
+        "conversation": lambda: conversation.run(1 if quick else 3),
     }
 
 

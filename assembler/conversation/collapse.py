@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import ConversationError
-from .messages import dumps, head_length, safe_cuts, scan
+from .messages import dumps, head_length, listed, safe_cuts, scan
 from .prompts import Prompt, prompt, summary_request, summary_text
-from .store import append_raw
+from .store import Below, append_raw
 
 Summarize = Callable[[list[dict[str, str]]], str]
 PREFIX = "[Summary of earlier messages]\n"
@@ -96,16 +96,16 @@ def stage_collapse(
 
 def intact(messages: Sequence[Any], stage: Stage) -> bool:
     """Whether the stage's span is still in `messages`, at its place, unchanged."""
-    return stage.end <= len(messages) and span_digest(messages, stage.start, stage.end) == (
-        stage.digest
-    )
+    if stage.end > len(listed(messages)):
+        return False
+    return span_digest(messages, stage.start, stage.end) == stage.digest
 
 
 def apply_collapse(
     messages: Sequence[Any],
     stage: Stage,
     *,
-    sessions_dir: str | os.PathLike[str] | None = None,
+    sessions_dir: str | os.PathLike[str] | Below | None = None,
     summary_role: str = "user",
     prefix: str = PREFIX,
 ) -> CollapseResult:
@@ -125,7 +125,7 @@ class StageJob:
     """`stage_collapse` in a daemon thread: poll `done()`, then take `stage()`."""
 
     def __init__(self, messages: Sequence[Any], **options: Any) -> None:
-        snapshot = list(messages)
+        snapshot = list(listed(messages))  # a list that cannot be one: refused here
         self._stage: Stage | None = None
         self._error: ConversationError | None = None
         self._thread = threading.Thread(

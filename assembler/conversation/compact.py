@@ -24,7 +24,7 @@ from ..model import TokenCounter
 from ..tokens import estimate_tokens
 from .messages import dumps, head_length, safe_cuts, scan
 from .prompts import Prompt, prompt, summary_request, summary_text
-from .store import append_raw, write_snapshot
+from .store import Below, append_raw, write_snapshot
 
 # Claude Code's numbers (src/services/compact/autoCompact.ts, as the articles quote them).
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # p99.99 of a summary is 17,387 tokens
@@ -156,12 +156,18 @@ def fit_attachments(
         if kind is AttachmentKind.INSTRUCTIONS:
             kept += members
             continue
-        members = [a._replace(content=_capped(a.content, each, counter)) for a in members]
-        sizes = [counter(a.content) for a in members]
-        while members and sum(sizes) > per_kind:
-            dropped.append(members.pop(0).name)
-            sizes.pop(0)
-        kept += members
+        # Dropping the oldest until the rest fits keeps the longest newest run that fits:
+        # walked from the newest, only the attachments kept (and one more) are measured.
+        newest: list[Attachment] = []
+        total = 0
+        for attachment in reversed(members):
+            capped = attachment._replace(content=_capped(attachment.content, each, counter))
+            total += counter(capped.content)
+            if total > per_kind:
+                break
+            newest.append(capped)
+        dropped += [a.name for a in members[: len(members) - len(newest)]]
+        kept += reversed(newest)
     return tuple(kept), tuple(dropped)
 
 
@@ -169,8 +175,9 @@ def _cut(messages: Sequence[Any], keep_recent: int) -> tuple[int, int]:
     """(head, cut): summarise messages[head:cut], keep the rest."""
     if keep_recent < 0:
         raise ValueError("keep_recent must be >= 0")
+    found = scan(messages)  # first: it refuses a list that cannot be one
     head = head_length(messages)
-    safe = safe_cuts(messages, scan(messages))
+    safe = safe_cuts(messages, found)
     cut = max(head, len(messages) - keep_recent)
     while cut > head and not safe[cut]:
         cut -= 1
@@ -181,7 +188,7 @@ def compact(
     messages: Sequence[Any],
     *,
     summarize: Summarize,
-    sessions_dir: str | os.PathLike[str],
+    sessions_dir: str | os.PathLike[str] | Below,
     keep_recent: int = 4,
     used: Prompt | None = None,
     trigger: Trigger = Trigger.AUTO,
@@ -227,7 +234,7 @@ def compact(
         post_tokens=0,
         summary=summary,
         raw_path=raw_path,
-        snapshot_path=Path(sessions_dir) / "ctx.json",
+        snapshot_path=Below.of(sessions_dir).path / "ctx.json",
         dropped_attachments=dropped,
     )
     result = result._replace(

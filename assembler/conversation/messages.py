@@ -11,20 +11,34 @@ A message of any other shape (not a mapping, an unknown role, content that is ne
 string, a list of blocks nor null, a tool block without its id) is *unknown*: every function
 of the package leaves it as it is, the same object, and reports it. Nothing here mutates a
 message: rewrites build new dicts and share the messages they do not change.
+
+A list that cannot be one (not a list; a message nested deeper than `MAX_DEPTH`, or holding
+itself; more than `MAX_VALUES` values, counted as JSON would write them) is bad input:
+`listed` refuses it with `ConversationError`, and every entry point reads its list through
+it (`scan`) before anything recursive (JSON, a summariser's transcript) touches a message.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Any, NamedTuple
 
 from ..display import shown
+from ..errors import ConversationError
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 # Leading messages of these roles are instructions, never summarised or collapsed.
 HEAD_ROLES = frozenset({"system", "developer"})
+# Nesting of one message: real ones are under ten deep (content, block, tool_result content,
+# block, source), a model's tool input a few dozen at most. 100 keeps every JSON encoder
+# call far below Python's recursion limit, whatever the caller's stack.
+MAX_DEPTH = 100
+# Values of a list, as JSON writes them (a value shared by several places counts at each):
+# a list over a million-token window holds well under this.
+MAX_VALUES = 4_000_000
+_NESTS = (list, tuple, set, frozenset)  # containers JSON or repr() walk into
 
 
 class Shape(Enum):
@@ -112,8 +126,10 @@ def _problem(message: Any) -> str | None:
     if not isinstance(message, Mapping):
         return f"a {type(message).__name__}, not a mapping"
     role = message.get("role")
-    if not isinstance(role, str) or role not in ROLES:
-        return f"role {shown(str(role), 40)}"
+    if not isinstance(role, str):
+        return f"role is a {type(role).__name__}, not a string"
+    if role not in ROLES:
+        return f"role {shown(role, 40)}"
     content = message.get("content")
     problem = _blocks_ok(content)
     if problem:
@@ -152,17 +168,61 @@ def _arguments(raw: Any) -> Mapping[str, Any]:
         return raw
     try:
         value = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
         return {}
     return value if isinstance(value, Mapping) else {}
 
 
+def listed(messages: object) -> Sequence[Any]:
+    """`messages` if it can be a message list; else `ConversationError` naming the message.
+    Walked a level at a time, never recursively, and never past the bounds."""
+    if isinstance(messages, str | bytes | bytearray) or not isinstance(messages, Sequence):
+        raise ConversationError(
+            f"the messages are a {type(messages).__name__}, not a list of messages"
+        )
+    left = MAX_VALUES
+    for index, message in enumerate(messages):
+        left -= _values(message, index, left)
+    return messages
+
+
+def _values(message: Any, index: int, budget: int) -> int:
+    """How many values `message` holds (itself included), at most `budget`."""
+    level, depth, count = [message], 0, 0
+    while level:
+        depth += 1
+        count += len(level)
+        if depth > MAX_DEPTH:  # a list that holds itself never ends: it lands here too
+            raise ConversationError(
+                f"message {index} is nested more than {MAX_DEPTH} levels deep, or holds "
+                "itself: it cannot be saved or summarised; flatten it or leave it out"
+            )
+        below: list[Any] = []
+        for value in level:
+            if isinstance(value, str):
+                continue
+            if isinstance(value, Mapping):
+                below += value.values()
+            elif isinstance(value, _NESTS):
+                below += value
+            else:
+                continue
+            if count + len(below) > budget:
+                raise ConversationError(
+                    f"the messages hold more than {MAX_VALUES:,} values as JSON (message "
+                    f"{index}, with what it shares): they cannot be saved; leave some out"
+                )
+        level = below
+    return count
+
+
 def scan(messages: Sequence[Any]) -> Scan:
-    """One pass over `messages`: calls by id, results in order, unknown messages."""
+    """One pass over `messages`: calls by id, results in order, unknown messages. A list
+    that cannot be one (`listed`) raises `ConversationError`."""
     calls: dict[str, Call] = {}
     results: list[Result] = []
     unknown: list[Unknown] = []
-    for index, message in enumerate(messages):
+    for index, message in enumerate(listed(messages)):
         problem = _problem(message)
         if problem:
             unknown.append(Unknown(index, problem))
@@ -239,29 +299,35 @@ def head_length(messages: Sequence[Any]) -> int:
     """How many leading messages are system/developer instructions (kept in place)."""
     count = 0
     for message in messages:
-        if not (isinstance(message, Mapping) and message.get("role") in HEAD_ROLES):
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if not (isinstance(role, str) and role in HEAD_ROLES):
             break
         count += 1
     return count
 
 
-def transcript(messages: Iterable[Any]) -> str:
+def transcript(messages: Sequence[Any]) -> str:
     """The conversation as text for a summariser: `[role] content` a line each, as the first
     article's `compress` builds it (content that is not a string as JSON), an OpenAI
     message's tool calls and a tool message's call id included."""
     lines = []
-    for message in messages:
+    for message in listed(messages):
         if not isinstance(message, Mapping):
-            lines.append(f"[unknown] {json.dumps(message, ensure_ascii=False, default=repr)}")
+            lines.append(f"[unknown] {dumps(message)}")
             continue
         content = message.get("content")
         text = content if isinstance(content, str) else dumps(_without_media(content))
         if message.get("tool_calls"):
             text += f" tool_calls: {dumps(message['tool_calls'])}"
         if message.get("role") == "tool":
-            text = f"({message.get('tool_call_id')}) {text}"
-        lines.append(f"[{message.get('role')}] {text}")
+            text = f"({_plain(message.get('tool_call_id'))}) {text}"
+        lines.append(f"[{_plain(message.get('role'))}] {text}")
     return "\n".join(lines)
+
+
+def _plain(value: Any) -> str:
+    """A role or an id in the transcript: a string as it is, anything else as JSON."""
+    return value if isinstance(value, str) else dumps(value)
 
 
 def _without_media(content: Any) -> Any:
@@ -283,5 +349,21 @@ def _without_media(content: Any) -> Any:
     return out
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=repr)
+def dumps(
+    value: Any,
+    *,
+    strict: bool = False,
+    ascii: bool = False,
+    sort_keys: bool = False,
+    indent: int | None = None,
+) -> str:
+    """`value` as JSON (what is not JSON as its `repr`; `strict`: refused). Call it on what
+    `listed` let through: what JSON still cannot write (a key that is not a string, a number
+    of thousands of digits, a `repr` that fails) is `ConversationError`."""
+    try:
+        default = None if strict else repr
+        return json.dumps(
+            value, ensure_ascii=ascii, default=default, sort_keys=sort_keys, indent=indent
+        )
+    except (TypeError, ValueError, RecursionError) as err:
+        raise ConversationError(f"the messages cannot be saved as JSON ({err})") from None

@@ -22,11 +22,11 @@ Both never clear a result in the last message: the model has not seen it yet.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .messages import Result, Shape, Unknown, scan, with_results
+from ..display import shown
+from .messages import Result, Shape, Unknown, dumps, scan, with_results
 
 CLEARED = "[Old tool result content cleared]"
 COMPACTABLE_TOOLS = frozenset(
@@ -45,7 +45,7 @@ class Cleared(NamedTuple):
     before: int
 
     def __str__(self) -> str:
-        return f"Old tool result cleared: {self.tool_use_id} ({self.before} chars)"
+        return f"Old tool result cleared: {shown(self.tool_use_id, 80)} ({self.before} chars)"
 
 
 class ClearResult(NamedTuple):
@@ -112,7 +112,7 @@ class CacheEditResult(NamedTuple):
 
 
 def digest(message: Any) -> str:
-    text = json.dumps(message, sort_keys=True, ensure_ascii=False, default=repr)
+    text = dumps(message, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -143,9 +143,11 @@ def cache_edit_tool_results(
     results = [r for r in results if r.shape is Shape.ANTHROPIC]
     strange = {u.at for u in unknown}
     users = [i for i, m in enumerate(messages) if i not in strange and m.get("role") == "user"]
-    pins_hold = all(
-        p.at < len(messages) and digest(messages[p.at]) == p.digest for p in state.pinned
-    )
+    digests: dict[int, str] = {}  # several pins can sit in one message: digest it once
+    for pin in state.pinned:
+        if pin.at < len(messages) and pin.at not in digests:
+            digests[pin.at] = digest(messages[pin.at])
+    pins_hold = all(digests.get(p.at) == p.digest for p in state.pinned)
     reset = not pins_hold
     pinned = state.pinned if pins_hold else ()
     if not users:
@@ -162,17 +164,20 @@ def cache_edit_tool_results(
         pinned = (*pinned, PinnedEdit(last_user, new_ids, digest(messages[last_user])))
     request = list(messages)
     referenced = deleted | set(new_ids)
-    touched = {r.at for r in results if r.id in referenced} | {p.at for p in pinned}
-    for index in sorted(touched | {last_user}):
+    edits: dict[int, list[dict[str, Any]]] = {}  # by message, in the order they were sent
+    for pin in pinned:
+        edits.setdefault(pin.at, []).append(_edits_block(pin.ids))
+    touched = {r.at for r in results if r.id in referenced} | set(edits) | {last_user}
+    for index in sorted(touched):
         blocks = _blocks(messages[index])
         for block in blocks:
             if block.get("type") == "tool_result" and block.get("tool_use_id") in referenced:
                 block["cache_reference"] = block["tool_use_id"]
-        edits = [_edits_block(p.ids) for p in pinned if p.at == index]
-        blocks[:0] = edits
+        blocks[:0] = edits.get(index, ())
         request[index] = {**messages[index], "content": blocks}
+    rebuilt = touched | strange  # once: each message below is looked at in constant time
     for index, message in enumerate(request):  # one breakpoint, on the last user message
-        if index not in touched | {last_user} | strange:
+        if index not in rebuilt:
             content = message.get("content")
             if isinstance(content, list) and any("cache_control" in b for b in content):
                 request[index] = {**message, "content": _blocks(message)}

@@ -3,7 +3,8 @@
 Claude Code's numbers, as both articles give them:
 
 * a result over 50,000 characters (`DEFAULT_MAX_RESULT_SIZE_CHARS`) is written to
-  `store_dir/tool-results/<tool_use_id>.txt` and replaced by the `<persisted-output>` block of
+  `store_dir/tool-results/<tool_use_id>.txt` (`result_path`; never over another output:
+  `store.save_new`) and replaced by the `<persisted-output>` block of
   the first article's `buildLargeToolResultMessage`: the size, the path, and a preview of the
   first 2,000 bytes (`PREVIEW_SIZE_BYTES`) cut on a character boundary. Sizes print as
   `formatFileSize` prints them ("45.2KB", "2KB": the articles' examples); the size is the
@@ -32,7 +33,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..display import shown
+from ..errors import ConversationError
 from .messages import Result, Scan, Unknown, scan, with_results
+from .store import Below, save_new
 
 MAX_RESULT_CHARS = 50_000
 PREVIEW_BYTES = 2_000
@@ -112,15 +115,28 @@ def format_size(size: int) -> str:
     raise AssertionError("unreachable")
 
 
+def _stem(tool_use_id: str) -> str:
+    """The file name of an id, less `.txt`: the id itself when it is 1-128 of `[A-Za-z0-9_-]`;
+    any other id (a `/`, `..`, a NUL, a very long id) its first 48 characters made safe, `~`,
+    and 32 hex digits of its SHA-256. `~` is in no id kept as it is: the two never meet."""
+    if _SAFE_ID.fullmatch(tool_use_id):
+        return tool_use_id
+    digest = hashlib.sha256(tool_use_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{re.sub(r'[^A-Za-z0-9_-]', '_', tool_use_id[:48])}~{digest[:32]}"
+
+
 def result_path(store_dir: str | os.PathLike[str], tool_use_id: str) -> Path:
-    """`store_dir/tool-results/<id>.txt`. An id that is not 1-128 of `[A-Za-z0-9_-]` (a `/`,
-    `..`, a NUL, a very long id) becomes its safe characters, at most 64, and a hash of the
-    whole id: the file is always directly inside `tool-results/`, distinct ids stay apart."""
-    name = tool_use_id
-    if not _SAFE_ID.fullmatch(tool_use_id):
-        digest = hashlib.sha256(tool_use_id.encode("utf-8", "surrogatepass")).hexdigest()
-        name = f"{re.sub(r'[^A-Za-z0-9_-]', '_', tool_use_id)[:64]}-{digest[:16]}"
-    return Path(os.path.abspath(store_dir)) / "tool-results" / f"{name}.txt"
+    """`store_dir/tool-results/<name>.txt`, the first place an id's output is saved: always
+    directly inside `tool-results/`, and distinct ids never share a name."""
+    return Path(os.path.abspath(store_dir)) / "tool-results" / f"{_stem(tool_use_id)}.txt"
+
+
+def _names(tool_use_id: str, data: bytes) -> tuple[str, str]:
+    """Where an output may be saved: its id's name, else (that name holds another output: a
+    rerun that numbers its calls from zero again) the name with `.` and 16 hex digits of
+    the output's SHA-256. `.` is in no first name, so no id's first name is another's second."""
+    stem = _stem(tool_use_id)
+    return f"{stem}.txt", f"{stem}.{hashlib.sha256(data).hexdigest()[:16]}.txt"
 
 
 def preview(text: str, limit: int = PREVIEW_BYTES) -> str:
@@ -134,22 +150,15 @@ def preview(text: str, limit: int = PREVIEW_BYTES) -> str:
     return data[:cut].decode("utf-8", "surrogatepass")
 
 
-def _save(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags, 0o644)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-
-
 def persist_text(text: str, tool_use_id: str, store_dir: str | os.PathLike[str]) -> Persisted:
     """Save `text` and return the `<persisted-output>` block that replaces it."""
-    path = result_path(store_dir, tool_use_id)
     data = text.encode("utf-8", "surrogatepass")
+    place = Below(Path(os.path.abspath(store_dir)), ("tool-results",))
     try:
-        _save(path, data)
+        path = save_new(place, _names(tool_use_id, data), data)
     except OSError as err:
-        reason = f"cannot write {shown(str(path))} ({err.strerror or err})"
+        first = result_path(store_dir, tool_use_id)
+        reason = f"cannot write {shown(str(first))} ({err.strerror or err})"
         return Persisted(Action.FAILED, text, tool_use_id, len(text), None, reason)
     block = BLOCK.format(
         size=format_size(len(data)),
@@ -182,6 +191,8 @@ def persist_tool_result(
 ) -> Persisted:
     """One result as Claude Code hands it to the model: an error cut head and tail, shell
     output cut head-only, any other output over 50,000 characters saved and replaced."""
+    if not (isinstance(text, str) and isinstance(tool_use_id, str)):
+        raise ConversationError("persist_tool_result takes the result and its id as strings")
     if len(text) <= _BLOCK_MAX and _BLOCK.match(text):
         return Persisted(Action.KEPT, text, tool_use_id, len(text))
     if kind is Kind.ERROR and len(text) > 2 * ERROR_KEEP_CHARS and not _ERROR_CUT.match(text):

@@ -26,6 +26,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..display import shown
 from ..errors import ConversationError
 from ..model import TokenCounter
 from ..tokens import estimate_tokens
@@ -50,6 +51,7 @@ from .micro import (
 from .persist import SHELL_TOOLS, persist_results
 from .prompts import Prompt
 from .prune import prune_tool_results
+from .store import Below
 
 if TYPE_CHECKING:
     from ..assembly import Assembly
@@ -134,6 +136,8 @@ class Conversation:
         self.collapse_at = collapse_at if collapse_at is not None else default_stage
         self.store_dir = Path(store_dir)
         self.sessions_dir = self.store_dir / "sessions"
+        # Yours: a link at store_dir is followed; none below it (store.py).
+        self._sessions = Below(self.store_dir, ("sessions",))
         self.assembly, self.summarize, self.levels = assembly, summarize, levels
         self.keep_recent, self.prune_keep, self.clear_keep = keep_recent, prune_keep, clear_keep
         self.prompt, self.summary_role, self.summary_prefix = prompt, summary_role, summary_prefix
@@ -155,11 +159,20 @@ class Conversation:
     # What the agent tells the runtime.
     def record(self, prompt_tokens: int | None) -> None:
         """After each model call: the prompt tokens the provider reported, and the time."""
+        if prompt_tokens is not None:
+            counted = isinstance(prompt_tokens, int) and not isinstance(prompt_tokens, bool)
+            if not counted or prompt_tokens < 0:
+                what = "negative" if counted else f"a {type(prompt_tokens).__name__}"
+                raise ConversationError(
+                    f"prompt_tokens is {what}: give the provider's count (an int >= 0) or None"
+                )
         self.last_prompt_tokens = prompt_tokens
         self.last_request_at = self.clock()
 
     def invoked_skill(self, name: str, content: str) -> None:
         """A skill the model invoked: re-attached after each compaction."""
+        if not (isinstance(name, str) and isinstance(content, str)):
+            raise ConversationError("invoked_skill takes the skill's name and content as strings")
         self._order += 1
         self._skills[name] = (self._order, content)
 
@@ -203,7 +216,9 @@ class Conversation:
             self.cache_state, request = edited.state, edited.request
             if edited.reset:
                 events.append(Event(Level.MICRO, "Earlier cache edits dropped: the list changed"))
-            events += [Event(Level.MICRO, f"Cache edit: delete {i}") for i in edited.deleted]
+            events += [
+                Event(Level.MICRO, f"Cache edit: delete {shown(i, 80)}") for i in edited.deleted
+            ]
         return Prepared(current, request, tuple(events), compaction)
 
     def compact_now(self, messages: Sequence[Any]) -> Prepared:
@@ -250,7 +265,7 @@ class Conversation:
             stage, self._stage = self._stage, None
             try:
                 done = apply_collapse(
-                    current, stage, sessions_dir=self.sessions_dir, summary_role=self.summary_role
+                    current, stage, sessions_dir=self._sessions, summary_role=self.summary_role
                 )
             except ConversationError as err:
                 events.append(Event(Level.COLLAPSE, f"Not applied: {err}"))
@@ -304,7 +319,7 @@ class Conversation:
             result = compact(
                 current,
                 summarize=self.summarize,
-                sessions_dir=self.sessions_dir,
+                sessions_dir=self._sessions,
                 keep_recent=self.keep_recent,
                 used=self.prompt,
                 trigger=trigger,

@@ -35,8 +35,7 @@ class Prompt(NamedTuple):
 
 
 _PROMPTS = {"compress": (True, False), "nine-part": (False, True)}
-_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.S)
-_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
+_TAG = re.compile(r"<(/?)(summary|analysis)>")
 
 
 def prompt(name: str = "nine-part") -> Prompt:
@@ -71,18 +70,66 @@ def split_system(request: Sequence[dict[str, str]]) -> tuple[str, list[dict[str,
     return system, [m for m in request if m["role"] != "system"]
 
 
+class _Reply(NamedTuple):
+    summary: str | None  # the last complete top-level <summary> block's content
+    rest: str  # the reply less its <analysis> blocks
+
+
+def _read(reply: str) -> _Reply:
+    """One pass over the reply's tags. The summariser quotes the conversation, so either
+    block may hold the other's tags, whole or cut short, and the last word must be the
+    summary it wrote, not one it quoted:
+
+    * an `<analysis>` block runs to the first `</analysis>`: every tag in it is text;
+    * a `<summary>` block at the top level counts the `<summary>` tags in it (a summary it
+      quotes, whole, stays in it) and ends when they balance; left open at the end of the
+      reply, it ends at its last `</summary>` (a quoted opening tag is text), or, with none,
+      it is incomplete; `<analysis>` tags in it are text;
+    * a closing tag outside any block is text. The last complete summary is the one taken.
+    """
+    summary: str | None = None
+    rest: list[str] = []
+    inside: str | None = None  # "analysis" or "summary"
+    depth = start = resume = 0
+    last_close = -1
+    for tag in _TAG.finditer(reply):
+        closing, name = tag.group(1) == "/", tag.group(2)
+        if inside == "analysis":
+            if closing and name == "analysis":
+                inside, resume = None, tag.end()
+        elif inside == "summary":
+            if name == "summary":
+                depth += -1 if closing else 1
+                if closing:
+                    last_close = tag.start()
+                if depth == 0:
+                    summary, inside = reply[start:last_close], None
+        elif not closing:
+            inside = name
+            if name == "analysis":
+                rest.append(reply[resume : tag.start()])
+            else:
+                depth, start, last_close = 1, tag.end(), -1
+    if inside == "summary" and last_close >= 0:
+        summary = reply[start:last_close]
+    if inside != "analysis":
+        rest.append(reply[resume:])
+    return _Reply(summary, "".join(rest))
+
+
 def summary_text(reply: object, *, tagged: bool) -> str:
-    """The summary in a reply: `<analysis>` blocks stripped, the `<summary>` block's content
-    kept (required when `tagged`; an untagged prompt's reply is the summary itself)."""
+    """The summary in a reply: the last complete top-level `<summary>` block's content, its
+    `<analysis>` set aside first (`_read`); a block is required when `tagged`, and an
+    untagged prompt's reply is the summary itself, less its analysis."""
     if not isinstance(reply, str):
         raise ConversationError(f"the summariser returned a {type(reply).__name__}, not text")
-    found = _SUMMARY.search(reply)
-    if found:
-        text = found.group(1)
+    read = _read(reply)
+    if read.summary is not None:
+        text = read.summary
     elif tagged:
         raise ConversationError("the summariser's reply holds no <summary> block")
     else:
-        text = _ANALYSIS.sub("", reply)
+        text = read.rest
     text = text.strip()
     if not text:
         raise ConversationError("the summariser returned an empty summary")

@@ -1,37 +1,100 @@
-"""The session files: `raw.jsonl` (the full list, appended before anything is dropped) and
-`ctx.json` (the list after a compaction), as the first article keeps them (section 3.3).
+"""The store: `tool-results/` (level 1's saved outputs) and the session files, `raw.jsonl` (the
+full list, appended before anything is dropped) and `ctx.json` (the list after a
+compaction), as the first article keeps them (section 3.3).
+
+**Confined.** The directory the caller gives (`store_dir`, or `sessions_dir` given to
+`compact`) is theirs: a link there, or above it, is followed. Below it nothing is: each
+directory is opened relative to its parent's descriptor with `O_NOFOLLOW` (and created there
+if missing), and each file relative to its directory's, so a link, a FIFO or another file
+planted at `tool-results`, `sessions`, `raw.jsonl` or `ctx.json` is refused (or, for
+`ctx.json`, replaced), never written through. The store has its own writer because
+`output/write.py` follows links on purpose: the user's `--out` may be one.
 
 `raw.jsonl` gets one JSON line per compaction, flushed and fsynced (and its directory, when
 the file is new) before the caller may drop a message. A write that fails (a full disk, a
-read-only directory, `sessions_dir` being a file) is truncated back to where it began and
-raises `ConversationError`: the file holds whole lines only, and the caller drops nothing.
+read-only directory, `sessions_dir` being a file, a planted link) is truncated back to where
+it began and raises `ConversationError`: the file holds whole lines only, and the caller
+drops nothing. A saved output never replaces another file (`save_new`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
+import errno
 import os
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..display import shown
-from ..errors import AssemblerError, ConversationError
-from ..output.write import write_file
+from ..errors import ConversationError
+from .messages import dumps
 
 PathLike = str | os.PathLike[str]
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+# A FIFO opened for writing with no reader would wait forever: O_NONBLOCK fails it at once.
+_BELOW = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_READ_CHUNK = 1 << 20
 
 
-def _line(messages: Sequence[Any]) -> bytes:
+class Below(NamedTuple):
+    """The directory `parts` below the caller's `root`: links at `root` and above it are
+    followed (the caller chose it), none below it."""
+
+    root: Path
+    parts: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, place: PathLike | Below) -> Below:
+        """A path the caller gave is theirs, whole."""
+        return place if isinstance(place, Below) else cls(Path(place))
+
+    @property
+    def path(self) -> Path:
+        return self.root.joinpath(*self.parts)
+
+
+class Refused(OSError):
+    """Something planted in the store: `strerror` says what, for the one-line error."""
+
+
+def _refuse(dir_fd: int, name: str, err: OSError, *, directory: bool = False) -> OSError:
+    """`err` from opening `name`, as what stands there when it is something planted."""
+    if err.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK, errno.ENXIO, errno.EISDIR):
+        return err
     try:
-        text = json.dumps(list(messages), ensure_ascii=False)
-    except (TypeError, ValueError) as err:  # not JSON: it cannot be kept, so nothing is dropped
-        raise ConversationError(f"the message list cannot be saved as JSON ({err})") from None
+        mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        return err
+    if stat.S_ISLNK(mode):
+        what = "is a link, and the store follows no link below the directory it was given"
+    elif directory:
+        what = "is not a directory"
+    else:
+        what = "is a directory" if stat.S_ISDIR(mode) else "is not a regular file"
+    return Refused(err.errno, f"{shown(name)} {what}; move it away")
+
+
+@contextlib.contextmanager
+def directory(place: Below) -> Iterator[int]:
+    """A descriptor of `place`, each part created as needed and opened without following
+    a link; raises `OSError` (a `Refused` one for something planted)."""
+    os.makedirs(place.root, exist_ok=True)
+    fd = os.open(place.root, _DIRECTORY)
     try:
-        return (text + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: escaped, still lossless
-        return (json.dumps(list(messages)) + "\n").encode("ascii")
+        for part in place.parts:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, dir_fd=fd)
+            try:
+                inner = os.open(part, _DIRECTORY | _BELOW, dir_fd=fd)
+            except OSError as err:
+                raise _refuse(fd, part, err, directory=True) from None
+            os.close(fd)
+            fd = inner
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def _reason(path: Path, err: OSError) -> ConversationError:
@@ -41,54 +104,155 @@ def _reason(path: Path, err: OSError) -> ConversationError:
     )
 
 
-def append_raw(sessions_dir: PathLike, messages: Sequence[Any]) -> Path:
+def _line(messages: Sequence[Any]) -> bytes:
+    """One JSON line; what is not JSON cannot be kept, so nothing is dropped."""
+    text = dumps(list(messages), strict=True)
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped, still lossless
+        return (dumps(list(messages), strict=True, ascii=True) + "\n").encode("ascii")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _open_raw(dir_fd: int) -> tuple[int, bool]:
+    """`raw.jsonl` for appending, and whether it is new; only a regular file of one link."""
+    name, flags = "raw.jsonl", os.O_WRONLY | os.O_APPEND | _BELOW
+    try:
+        fd, new = os.open(name, flags | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=dir_fd), True
+    except FileExistsError:
+        try:
+            fd, new = os.open(name, flags, dir_fd=dir_fd), False
+        except OSError as err:
+            raise _refuse(dir_fd, name, err) from None
+    info = os.fstat(fd)
+    problem = ""
+    if not stat.S_ISREG(info.st_mode):
+        problem = "is not a regular file"
+    elif info.st_nlink > 1:  # a hard link: the same file stands somewhere else too
+        problem = "has other hard links, so appending would write elsewhere too"
+    if problem:
+        os.close(fd)
+        raise Refused(errno.EPERM, f"{name} {problem}; move it away")
+    return fd, new
+
+
+def append_raw(sessions_dir: PathLike | Below, messages: Sequence[Any]) -> Path:
     """Append `messages` as one line to `sessions_dir/raw.jsonl`, durably."""
-    path = Path(sessions_dir) / "raw.jsonl"
+    place = Below.of(sessions_dir)
+    path = place.path / "raw.jsonl"
     data = _line(messages)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        new = not path.exists()
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+        with directory(place) as dir_fd:
+            fd, new = _open_raw(dir_fd)
+            try:
+                start = os.fstat(fd).st_size
+                try:
+                    _write_all(fd, data)
+                    os.fsync(fd)
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fd, start)
+                    raise
+            finally:
+                os.close(fd)
+            if new:
+                with contextlib.suppress(OSError):  # not every file system syncs a directory
+                    os.fsync(dir_fd)
     except OSError as err:
         raise _reason(path, err) from None
-    try:
-        start = os.fstat(fd).st_size
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        except OSError as err:
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, start)
-            raise _reason(path, err) from None
-    finally:
-        os.close(fd)
-    if new:
-        _sync_dir(path.parent)
     return path
 
 
-def _sync_dir(directory: Path) -> None:
-    with contextlib.suppress(OSError):  # not every file system syncs a directory
-        fd = os.open(directory, os.O_RDONLY)
+def write_snapshot(sessions_dir: PathLike | Below, messages: Sequence[Any]) -> Path:
+    """`sessions_dir/ctx.json`: the list, indented, replaced atomically (a temporary file in
+    the same directory, renamed over it: whatever stood there, a planted link included, is
+    replaced, never written through)."""
+    place = Below.of(sessions_dir)
+    path = place.path / "ctx.json"
+    text = dumps(list(messages), strict=True, indent=2)
+    try:
+        data = (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped
+        data = (dumps(list(messages), strict=True, ascii=True, indent=2) + "\n").encode("ascii")
+    try:
+        with directory(place) as dir_fd:
+            _replace(dir_fd, "ctx.json", data)
+    except OSError as err:
+        raise ConversationError(
+            f"{shown(str(path))}: cannot write ({err.strerror or err}); the list was not changed"
+        ) from None
+    return path
+
+
+def _replace(dir_fd: int, name: str, data: bytes) -> None:
+    while True:
+        temp = f".{name}.{os.urandom(4).hex()}.tmp"
         try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BELOW
+            fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
+            break
+        except FileExistsError:
+            continue
+    try:
+        try:
+            _write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise
+    with contextlib.suppress(OSError):
+        os.fsync(dir_fd)
 
 
-def write_snapshot(sessions_dir: PathLike, messages: Sequence[Any]) -> Path:
-    """`sessions_dir/ctx.json`: the list, indented, through the one file writer (replaced
-    atomically)."""
-    path = Path(sessions_dir) / "ctx.json"
-    text = json.dumps(list(messages), ensure_ascii=False, indent=2)
+def _holds(dir_fd: int, name: str, data: bytes) -> bool:
+    """Whether `name` is a regular file holding exactly `data` (a link, a FIFO: no)."""
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: escaped
-        text = json.dumps(list(messages), indent=2)
-    try:
-        write_file(path, text + "\n")
-    except AssemblerError as err:
-        raise ConversationError(f"{err}; the list was not changed") from None
-    return path
+        fd = os.open(name, os.O_RDONLY | _BELOW, dir_fd=dir_fd)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+            return False
+        view = memoryview(data)
+        while chunk := file.read(_READ_CHUNK):
+            if chunk != view[: len(chunk)]:
+                return False
+            view = view[len(chunk) :]
+        return not view
+
+
+def save_new(place: Below, names: Sequence[str], data: bytes) -> Path:
+    """Save `data` as the first of `names` (plain names, no `/`) that is free, or that
+    already holds exactly `data` (saved before: reused); never over another file. Raises
+    `OSError` when every name is taken."""
+    with directory(place) as dir_fd:
+        for name in names:
+            try:
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BELOW
+                fd = os.open(name, flags, 0o644, dir_fd=dir_fd)
+            except FileExistsError:
+                if _holds(dir_fd, name, data):
+                    return place.path / name
+                continue
+            try:
+                try:
+                    _write_all(fd, data)
+                finally:
+                    os.close(fd)
+            except BaseException:  # a part-written file is ours: no one else may take it
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=dir_fd)
+                raise
+            return place.path / name
+    taken = " and ".join(shown(n) for n in names)
+    raise Refused(errno.EEXIST, f"{taken} hold other output; move them away")

@@ -27,8 +27,6 @@ def test_importing_the_runtime_stays_light() -> None:
             "assembler.display",
             "assembler.errors",
             "assembler.model",
-            "assembler.output",
-            "assembler.output.write",
             "assembler.resources",
             "assembler.tokens",
         ]

@@ -6,6 +6,8 @@ import copy
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from assembler.conversation import Kind, persist_results, persist_tool_result
 from assembler.conversation.persist import Action, format_size, preview, result_path
@@ -125,3 +127,32 @@ def test_one_messages_results_over_200000_chars_persist_largest_first(
     assert saved == ["b"]  # 219,000 → 49,000 saved → ~172,000: under the budget
     assert sum(len(t) for t in text.values()) <= 200_000
     assert (tmp_path / "tool-results" / "b.txt").read_text() == "b" * 49_000
+
+
+def test_an_id_equal_to_another_ids_escaped_name_gets_its_own_file(tmp_path: Path) -> None:
+    """Issue 22: `x/` was saved as `x_-<hash>.txt`, which is also where the id `x_-<hash>`
+    went, so the second result overwrote the first one's output."""
+    escaped = result_path(tmp_path, "x/").stem
+    assert result_path(tmp_path, escaped) != result_path(tmp_path, "x/")
+    first = persist_tool_result("1" * 50_001, tool_use_id="x/", store_dir=tmp_path)
+    second = persist_tool_result("2" * 50_001, tool_use_id=escaped, store_dir=tmp_path)
+    assert first.path is not None and first.path.read_text() == "1" * 50_001
+    assert second.path is not None and second.path.read_text() == "2" * 50_001
+
+
+_SAFE = st.from_regex(r"[A-Za-z0-9_-]{1,130}", fullmatch=True)
+
+
+def _kin(tool_id: str) -> list[str]:
+    """An id, and ids shaped like the name it gets: the collision the issue found, and its
+    neighbours (the name cut short, with a suffix, as a content-named second file would)."""
+    stem = result_path("/store", tool_id).stem
+    return [tool_id, stem, stem[:-1], stem + "-" + stem[-16:], stem + ".0123456789abcdef"]
+
+
+@given(st.lists(st.text(max_size=140) | _SAFE, max_size=6))
+def test_the_file_name_of_an_id_is_injective(seeds: list[str]) -> None:
+    ids = list(dict.fromkeys(i for seed in seeds for i in _kin(seed)))
+    names = [result_path("/store", i) for i in ids]
+    assert len(set(names)) == len(ids)
+    assert all(p.parent == Path("/store/tool-results") for p in names)

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import copy
 import json
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
 
 from assembler.conversation import CLEARED, Conversation, Levels, Micro, Trigger, prompt
+from assembler.errors import ConversationError
+from benchmarks.conversation import levels, long_conversation
 from tests.helpers.conversations import SHAPES, Call, Out, User, build, results, session
+from tests.helpers.hostile_cli import MEMORY, TIMEOUT
 from tests.helpers.trees import run as assemble_in
 
 OFF = Levels(persist=False, prune=False, micro=Micro.OFF, collapse=False, compact=False)
@@ -249,3 +257,106 @@ def test_a_stage_gone_stale_before_the_threshold_is_staged_again(tmp_path: Path)
     conv.record(6_100)
     [applied] = conv.prepare(changed).events
     assert str(applied).startswith("[Collapse] Applied: ")
+
+
+# Linear everywhere (issue 22): every level on a list far longer than a real conversation.
+LONG = 100_000  # results; the issue's 30,000 took cache edits 13 s when they were quadratic
+_CHILD = """
+import sys, tempfile
+from benchmarks.conversation import levels, long_conversation
+from assembler.conversation import Attachment, AttachmentKind, fit_attachments
+level, shape, results = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if level == "fit attachments":
+    files = [Attachment(AttachmentKind.FILE, f"f{i}", "x" * 400, i) for i in range(results)]
+    fit_attachments(files)
+else:
+    with tempfile.TemporaryDirectory() as store:
+        levels(store)[level](long_conversation(results, shape))
+print("done")
+"""
+
+
+def _cpu_and_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_CPU, (int(TIMEOUT), int(TIMEOUT) + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("level", "shape", "count"),
+    [
+        *((name, "one per message", LONG) for name in levels(".")),
+        ("cache edits", "one message", LONG),
+        ("prepare (cache)", "openai", LONG),
+        ("fit attachments", "", 3 * LONG),
+    ],
+)
+def test_every_level_finishes_a_long_list_under_the_hostile_cli_limits(
+    level: str, shape: str, count: int
+) -> None:
+    """A quadratic pass cannot finish 100,000 results within the fuzz harness's limits (20 s
+    of CPU, 1 GiB): cache edits needed 13 s for 30,000, so about 145 s here; linear, 1 s."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, level, shape, str(count)],
+        capture_output=True,
+        preexec_fn=_cpu_and_memory,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout == b"done\n", done.stderr[-2000:]
+
+
+def _opcodes(func: Callable[[], object]) -> int:
+    """How many bytecode instructions `func` runs (deterministic, unlike a clock)."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal count
+        frame.f_trace_opcodes = True
+        count += event == "opcode"
+        return trace
+
+    sys.settrace(trace)
+    try:
+        func()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+@pytest.mark.parametrize("level", list(levels(".")))
+def test_every_level_runs_a_number_of_instructions_linear_in_the_results(
+    level: str, tmp_path: Path
+) -> None:
+    """Four times the results, four times the bytecode: a Python loop over the results inside
+    another one shows here as sixteen. (Work a builtin does per item, as a set union in a
+    loop, is not bytecode: the long-list test above catches that.)"""
+    run = levels(str(tmp_path))[level]
+    small, large = long_conversation(50), long_conversation(200)
+    ratio = _opcodes(lambda: run(large)) / _opcodes(lambda: run(small))
+    assert ratio < 4.4
+
+
+@pytest.mark.parametrize("tokens", ["6060", -1, 1.5, True, [6060]])
+def test_a_token_count_that_is_not_one_is_refused(tokens: Any, tmp_path: Path) -> None:
+    conv = Conversation(store_dir=tmp_path, summarize=summarize, threshold=10)
+    with pytest.raises(ConversationError, match="give the provider's count"):
+        conv.record(tokens)
+    assert conv.prepare(build("openai", session())).compaction is None  # nothing was recorded
+    with pytest.raises(ConversationError, match="as strings"):
+        conv.invoked_skill("deploy", None)  # type: ignore[arg-type]
+
+
+def test_ids_in_events_are_shown_on_one_line(tmp_path: Path) -> None:
+    """A tool call id is the model's (or a proxy's) text: printed events escape it."""
+    odd = "toolu_\x1b[2J\nforged"
+    steps: list[Any] = [User("go")]
+    for i in range(8):
+        steps += [Call(f"{odd}{i}", "Read", {"path": f"f{i}"}), Out(f"{odd}{i}", f"file {i}")]
+    messages = build("anthropic", [*steps, User("next")])
+    clock = Clock()
+    for micro in (Micro.CACHE, Micro.TIME):
+        conv = Conversation(store_dir=tmp_path, levels=Levels(micro=micro), clock=clock)
+        conv.record(1)
+        clock.now += 7200
+        events = [str(e) for e in conv.prepare(messages).events]
+        assert events and all(e.isprintable() for e in events), events

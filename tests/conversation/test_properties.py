@@ -5,24 +5,35 @@ call from its result."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from assembler.conversation import (
+    Conversation,
+    Levels,
+    Micro,
+    StageJob,
     apply_collapse,
     cache_edit_tool_results,
     clear_old_tool_results,
     collapse_span,
     compact,
+    persist_results,
+    prompt,
     prune_tool_results,
     scan,
     stage_collapse,
+    summary_request,
 )
 from assembler.conversation.collapse import Stage, span_digest
 from assembler.errors import ConversationError
 from tests.helpers.conversations import SHAPES, Call, Out, Say, User, build, pairs_intact
+from tests.helpers.hostile import NEST_PLACES, Messages, cycled, message_lists, nested
 
 TEXT = st.one_of(st.text(max_size=40), st.text(min_size=290, max_size=700))
 TOOLS = st.sampled_from(["Read", "bash", "get_weather", "Grep", "read_file"])
@@ -169,8 +180,6 @@ ODD = st.fixed_dictionaries(
 def test_any_junk_is_left_alone_and_never_crashes_the_pipeline(
     junk: list[Any], good: list[Any]
 ) -> None:
-    from assembler.conversation import Conversation, Levels, Micro
-
     messages = [*good[:3], *junk, *good[3:]]
     found = scan(messages)
     for micro in (Micro.TIME, Micro.CACHE):
@@ -194,3 +203,92 @@ def test_any_junk_is_left_alone_and_never_crashes_the_pipeline(
         assert apply_collapse(messages, stage).applied
     except ConversationError as err:
         assert "nothing to collapse" in str(err)
+
+
+def _summarize(request: list[dict[str, str]]) -> str:
+    return "<summary>s</summary>"
+
+
+def _pipeline(micro: Micro, store: str, now: bool = False) -> Callable[[list[Any]], object]:
+    def run(messages: list[Any]) -> object:
+        conv = Conversation(
+            store_dir=store, summarize=_summarize, threshold=1, levels=Levels(micro=micro)
+        )
+        conv.record(10)
+        return conv.compact_now(messages) if now else conv.prepare(messages)
+
+    return run
+
+
+def _staged(messages: list[Any]) -> object:
+    job = StageJob(messages, summarize=_summarize, keep_first=0, keep_recent=0)
+    job.wait(30)
+    return job.stage()
+
+
+def entry_points(store: str) -> dict[str, Callable[[list[Any]], object]]:
+    """Every public function of the runtime that takes a message list."""
+    stage = Stage(0, 2, "s", "not the digest", 0.0)
+    return {
+        "scan": scan,
+        "prune": prune_tool_results,
+        "clear": lambda m: clear_old_tool_results(m, last_request_at=0, now=7200),
+        "cache edits": lambda m: cache_edit_tool_results(m, trigger=1, keep_recent=0),
+        "persist": lambda m: persist_results(m, store_dir=store),
+        "collapse span": lambda m: collapse_span(m, keep_first=0, keep_recent=0),
+        "stage": lambda m: stage_collapse(m, summarize=_summarize, keep_first=0, keep_recent=0),
+        "stage job": _staged,
+        "apply": lambda m: apply_collapse(m, stage, sessions_dir=store),
+        "compact": lambda m: compact(m, summarize=_summarize, sessions_dir=store, keep_recent=0),
+        "summary request": lambda m: summary_request(prompt(), m),
+        "prepare": _pipeline(Micro.TIME, store),
+        "prepare, cache edits": _pipeline(Micro.CACHE, store),
+        "compact now": _pipeline(Micro.OFF, store, now=True),
+    }
+
+
+# No shrinking: a failing example already prints as one attack (`Messages.what`). Slow: a
+# value shared into millions costs each entry point its walk up to the bound (~0.4 s).
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate))
+@given(message_lists(), conversations(), st.integers(0, 6))
+def test_every_entry_point_refuses_a_hostile_list_with_one_line(
+    hostile: Messages, good: list[Any], at: int
+) -> None:
+    """Deep nesting at every place a message can nest, cycles, shared values that are huge
+    as JSON, odd types and huge numbers: each entry point returns, or raises
+    ConversationError (one line); never RecursionError, TypeError or ValueError. A list no
+    entry point can save or summarise (`hostile.bad`) is refused by all of them."""
+    messages = [*good[:at], *hostile.messages, *good[at:]]
+    with tempfile.TemporaryDirectory() as store:
+        for name, entry in entry_points(store).items():
+            try:
+                entry(messages)
+            except ConversationError as err:
+                assert "\n" not in str(err), name
+                continue
+            assert not hostile.bad, f"{name} accepted {hostile!r}"
+
+
+@pytest.mark.parametrize("messages", [{"role": "user"}, "hello", None, 7, iter([])])
+def test_every_entry_point_refuses_what_is_not_a_list(messages: Any, tmp_path: Path) -> None:
+    for name, entry in entry_points(str(tmp_path)).items():
+        with pytest.raises(ConversationError, match="not a list of messages"):
+            entry(messages)
+            pytest.fail(name)
+
+
+@pytest.mark.parametrize("place", [label for label, _ in NEST_PLACES])
+@pytest.mark.parametrize("shape", ["995 deep", "a cycle"])
+def test_every_entry_point_refuses_deep_nesting_at_every_place(
+    place: str, shape: str, tmp_path: Path
+) -> None:
+    """The issue's 995-level list (json.loads takes it; json.dumps, deeper in the stack,
+    did not) and a list that holds itself, at each place a message can nest."""
+    hostile = nested(995) if shape == "995 deep" else None
+    good = build("anthropic", [User("go"), Call("t", "Read", {"path": "p"}), Out("t", "r")])
+    for name, entry in entry_points(str(tmp_path)).items():
+        inner = cycled(place) if hostile is None else dict(NEST_PLACES)[place](hostile)
+        with pytest.raises(ConversationError, match="nested more than 100 levels deep"):
+            entry([*good, *inner, {"role": "user", "content": "more"}])
+            pytest.fail(name)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from hypothesis import strategies as st
 
@@ -768,3 +769,168 @@ def plans(kinds: tuple[str, ...] = CLASSES, max_parts: int = 3) -> st.SearchStra
         name=project_name() if "name" in kinds else st.just("proj"),
         parts=st.lists(parts, min_size=1, max_size=max_parts).map(tuple),
     )
+
+
+# --- the conversation runtime's inputs (issue 22) --------------------------------------------
+# Not repository parts: message lists an agent hands `assembler.conversation`, and links
+# planted in its store. The runtime is a library, so these are run in-process
+# (tests/conversation/test_properties.py), not through the CLI.
+
+
+@dataclass(frozen=True)
+class Messages:
+    """A hostile message list: `what` is its whole repr; `bad` says whether every entry point
+    must refuse it (ConversationError) rather than leave the odd message alone."""
+
+    what: str
+    messages: list[object] = field(repr=False)
+    bad: bool
+
+    def __repr__(self) -> str:
+        return f"<messages: {self.what}>"
+
+
+def nested(depth: int, leaf: object = "x", mapping: bool = False) -> object:
+    """`leaf` inside `depth` lists (or {"k": ...} mappings), built without recursion."""
+    value = leaf
+    for _ in range(depth):
+        value = {"k": value} if mapping else [value]
+    return value
+
+
+def _use(value: object) -> dict[str, object]:
+    return {"type": "tool_use", "id": "toolu_h", "name": "Read", "input": value}
+
+
+def _result(value: object) -> dict[str, object]:
+    return {"type": "tool_result", "tool_use_id": "toolu_h", "content": value}
+
+
+def _openai_call(arguments: object) -> dict[str, object]:
+    call = {
+        "id": "call_h",
+        "type": "function",
+        "function": {"name": "Read", "arguments": arguments},
+    }
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+# Every place a message can nest: (label, the messages holding `value` there).
+NEST_PLACES: tuple[tuple[str, Callable[[object], list[object]]], ...] = (
+    ("message", lambda v: [v]),
+    ("content", lambda v: [{"role": "user", "content": v}]),
+    ("content block", lambda v: [{"role": "user", "content": [v]}]),
+    ("text", lambda v: [{"role": "user", "content": [{"type": "text", "text": v}]}]),
+    ("tool input", lambda v: [{"role": "assistant", "content": [_use(v)]}]),
+    ("result content", lambda v: [{"role": "user", "content": [_result(v)]}]),
+    ("result block", lambda v: [{"role": "user", "content": [_result([v])]}]),
+    ("tool_calls", lambda v: [{"role": "assistant", "content": None, "tool_calls": v}]),
+    ("arguments", lambda v: [_openai_call(v)]),
+    ("tool message", lambda v: [{"role": "tool", "tool_call_id": "call_h", "content": v}]),
+    ("extra key", lambda v: [{"role": "user", "content": "hi", "metadata": v}]),
+    ("role", lambda v: [{"role": v, "content": "hi"}]),
+)
+DEEP = 101  # MAX_DEPTH + 1 in assembler/conversation/messages.py
+
+
+def cycled(place: str) -> list[object]:
+    box: list[object] = []
+    messages = dict(NEST_PLACES)[place](box)
+    box.append(messages)  # the list holds itself through the place
+    return messages
+
+
+def shared(levels: int) -> object:
+    """A value of 2**levels leaves through shared lists: small in memory, huge as JSON."""
+    value: object = "x"
+    for _ in range(levels):
+        value = [value, value]
+    return value
+
+
+@st.composite
+def message_lists(draw: st.DrawFn) -> Messages:
+    """One hostile idea about a message list, at one place."""
+    place = draw(st.sampled_from([label for label, _ in NEST_PLACES]))
+    at = dict(NEST_PLACES)[place]
+    shape = draw(st.sampled_from(("deep", "deep json", "cycle", "shared", "odd", "number")))
+    if shape == "deep":
+        depth = draw(st.sampled_from((DEEP, 995, 5000)))
+        mapping = draw(st.booleans())
+        return Messages(f"{depth} deep at {place}", at(nested(depth, mapping=mapping)), True)
+    if shape == "deep json":  # a string: JSON only when someone parses it (OpenAI arguments)
+        n = draw(st.sampled_from((995, 100_000)))
+        return Messages(f"{n}-deep JSON text at {place}", at("[" * n + "]" * n), False)
+    if shape == "cycle":
+        return Messages(f"a cycle through {place}", cycled(place), True)
+    if shape == "shared":
+        return Messages(f"2**64 shared leaves at {place}", at(shared(64)), True)
+    if shape == "number":
+        return Messages(f"a 5,000-digit number at {place}", at(10**5000), False)
+    odd = draw(
+        st.sampled_from(
+            (
+                None,
+                7,
+                1.5,
+                True,
+                "text",
+                b"bytes",
+                {"k"},
+                ("a",),
+                {1: "x"},
+                {("t",): 1},
+                {"type": 1},
+            )
+        )
+    )
+    return Messages(f"{odd!r} at {place}", at(odd), False)
+
+
+# Where a link, a FIFO or the wrong kind of file is planted in a conversation store: every
+# directory and file the runtime writes (`toolu_big` is the id whose output is saved).
+STORE_PLACES = (
+    "tool-results",
+    "tool-results/toolu_big.txt",
+    "sessions",
+    "sessions/raw.jsonl",
+    "sessions/ctx.json",
+)
+STORE_PLANTS = (
+    "link to outside",
+    "link to an outside file",
+    "dangling link",
+    "link to itself",
+    "fifo",
+    "directory",
+    "file",
+    "hard link to an outside file",
+)
+store_plants = st.lists(
+    st.tuples(st.sampled_from(STORE_PLACES), st.sampled_from(STORE_PLANTS)),
+    min_size=1,
+    max_size=3,
+    unique_by=lambda planted: planted[0].split("/")[0],  # one plant per directory
+)
+
+
+def plant(store: Path, outside: Path, place: str, kind: str) -> None:
+    """Put `kind` at `place` in `store`; links point into `outside` (its file: `victim`)."""
+    path = store / place
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "link to outside":
+        path.symlink_to(outside)
+    elif kind == "link to an outside file":
+        path.symlink_to(outside / "victim")
+    elif kind == "dangling link":
+        path.symlink_to(outside / "not-yet")
+    elif kind == "link to itself":
+        path.symlink_to(path.name)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "file":
+        path.write_text("planted\n")
+    else:
+        os.link(outside / "victim", path)
