@@ -7,8 +7,9 @@ compaction), as the first article keeps them (section 3.3).
 directory is opened relative to its parent's descriptor with `O_NOFOLLOW` (and created there
 if missing), and each file relative to its directory's, so a link, a FIFO or another file
 planted at `tool-results`, `sessions`, `raw.jsonl` or `ctx.json` is refused (or, for
-`ctx.json`, replaced), never written through. The store has its own writer because
-`output/write.py` follows links on purpose: the user's `--out` may be one.
+`ctx.json`, replaced), never written through. It does not write through
+`output.write.write_file`, which follows links on purpose (the user's `--out` may be one),
+but replaces `ctx.json` with the same `replace_in`, relative to its directory's descriptor.
 
 `raw.jsonl` gets one JSON line per compaction, flushed and fsynced (and its directory, when
 the file is new) before the caller may drop a message. A write that fails (a full disk, a
@@ -29,6 +30,7 @@ from typing import Any, NamedTuple
 
 from ..display import shown
 from ..errors import ConversationError
+from ..output.write import replace_in
 from .messages import dumps
 
 PathLike = str | os.PathLike[str]
@@ -181,36 +183,12 @@ def write_snapshot(sessions_dir: PathLike | Below, messages: Sequence[Any]) -> P
         data = (dumps(list(messages), strict=True, ascii=True, indent=2) + "\n").encode("ascii")
     try:
         with directory(place) as dir_fd:
-            _replace(dir_fd, "ctx.json", data)
+            replace_in(dir_fd, "ctx.json", data, like=None, mode=0o600)
     except OSError as err:
         raise ConversationError(
             f"{shown(str(path))}: cannot write ({err.strerror or err}); the list was not changed"
         ) from None
     return path
-
-
-def _replace(dir_fd: int, name: str, data: bytes) -> None:
-    while True:
-        temp = f".{name}.{os.urandom(4).hex()}.tmp"
-        try:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BELOW
-            fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
-            break
-        except FileExistsError:
-            continue
-    try:
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=dir_fd)
-        raise
-    with contextlib.suppress(OSError):
-        os.fsync(dir_fd)
 
 
 def _holds(dir_fd: int, name: str, data: bytes) -> bool:

@@ -247,32 +247,50 @@ def _write_in_place(name: str, target: str, data: bytes, *, fifo: bool) -> None:
 
 
 def _replace(target: str, data: bytes, st: os.stat_result | None) -> None:
-    """A temporary file beside `target`, renamed over it: readers see the old or the new
-    text, never half of it. An existing file keeps its mode (and, as root, its owner)."""
+    """`target` replaced atomically (`replace_in` its directory)."""
     directory, base = os.path.split(target)
+    fd = os.open(directory or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        replace_in(fd, base, data, like=st)
+    finally:
+        os.close(fd)
+
+
+def replace_in(
+    dir_fd: int, name: str, data: bytes, *, like: os.stat_result | None, mode: int = 0o666
+) -> None:
+    """`name` in the directory `dir_fd` replaced by `data`: a temporary file beside it, fsynced
+    and renamed over it, so readers see the old or the new text, never half of it, and
+    whatever stood at `name` (a link included) is replaced, never written through. With
+    `like` (the file being replaced), it keeps that file's mode (and, as root, its owner);
+    without, a new file gets `mode` less the umask (0o666, as `>` does). The conversation
+    store writes `ctx.json` with it (`mode` 0o600), relative to a directory it opened without
+    links."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     while True:
-        temp = os.path.join(directory, f".{base}.{os.urandom(4).hex()}.tmp")
+        temp = f".{name}.{os.urandom(4).hex()}.tmp"
         try:
-            # 0o666 less the umask for a new file, as `>` does; 0o600 until chmod otherwise.
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
-                         0o666 if st is None else 0o600)  # fmt: skip
+            fd = os.open(temp, flags, mode if like is None else 0o600, dir_fd=dir_fd)
             break
         except FileExistsError:
             continue
     try:
         with os.fdopen(fd, "wb") as f:
+            if like is not None:
+                os.fchmod(f.fileno(), stat.S_IMODE(like.st_mode))
+                owner = (like.st_uid, like.st_gid)
+                if os.geteuid() == 0 and owner != (os.geteuid(), os.getegid()):
+                    os.fchown(f.fileno(), *owner)
             f.write(data)
-            if st is not None:
-                os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
-                if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
-                    os.fchown(f.fileno(), st.st_uid, st.st_gid)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(temp, target)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(temp)
+            os.unlink(temp, dir_fd=dir_fd)
         raise
+    with contextlib.suppress(OSError):  # not every file system syncs a directory
+        os.fsync(dir_fd)
 
 
 def _reason(err: OSError) -> str:

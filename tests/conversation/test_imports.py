@@ -27,6 +27,8 @@ def test_importing_the_runtime_stays_light() -> None:
             "assembler.display",
             "assembler.errors",
             "assembler.model",
+            "assembler.output",
+            "assembler.output.write",  # the one atomic replace, for ctx.json
             "assembler.resources",
             "assembler.tokens",
         ]
