@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import codes
+from ..display import as_client_reads
 from ..errors import SkillError
 from ..model import SKILLS_TAG, Diagnostic, Layer, Reason, Skill, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
@@ -189,7 +190,9 @@ class _Listing:
         data = dict(frontmatter.data)
         raw = data.get("name")
         listed = entry(raw if isinstance(raw, str) else "", _description(data, body))
-        listed = listed._replace(name=listed.name or directory_name)  # a name of its own
+        # Without a name of its own, the directory's, as the client (Node) reads it: a byte
+        # that is not UTF-8 is U+FFFD, so the index stays text.
+        listed = listed._replace(name=listed.name or as_client_reads(directory_name))
         name = listed.name
         if not self._offered(path, name, frontmatter, data) or not self.index.admit(path, listed):
             return  # said why (a full index: once, at the end)

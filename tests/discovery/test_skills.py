@@ -344,3 +344,19 @@ def test_a_hundred_skills_of_3_mb_descriptions_stay_small(tmp_path: Path, comman
     assert code == 0, said[-500:]
     assert peak_kib < 200 * 1024
     assert said.count("[CTX706]") == 100
+
+
+def test_a_directory_name_that_is_not_utf8_names_its_skill_as_the_client_reads_it(
+    tmp_path: Path,
+) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "Root.\n"})
+    skill_dir = os.fsencode(tmp_path / "repo/.claude/skills") + b"/bad\xff"
+    os.makedirs(skill_dir)
+    Path(os.fsdecode(skill_dir + b"/SKILL.md")).write_text(skill("Odd name."))
+    a = run(tmp_path, "repo")
+    assert [s.name for s in a.skills] == ["bad\ufffd"]
+    for fmt in ("xml", "markdown", "json"):
+        a.render(fmt).encode("utf-8")  # no lone surrogate: the output is text
+    [index] = [s for s in a.sources if s.tag == "skills"]
+    assert index.content == "- bad\ufffd: Odd name."
