@@ -77,7 +77,7 @@ class GitRepo:
         self._tracked: frozenset[str] | None = None
         self._ignored: dict[str, bool] = {}  # root-relative path: git-ignored
         self._to_ask: list[str] = []  # paths `is_ignored` may be asked about, asked in one go
-        self._pending: tuple[int, int] | None = None  # (pid, read end) of a prefetch
+        self._pending: subprocess.Popen[bytes] | None = None  # a prefetch's listing
         self._walks: list[subprocess.Popen[bytes] | None] | None = None  # see `walk`
         self._links: dict[str, bool] = {}  # directory: it or one above it is a link
         self._checked = False  # whether `_blocking` was asked
@@ -147,56 +147,15 @@ class GitRepo:
                 return names[: self.max_listed], False
 
     def prefetch(self) -> None:
-        """Start `git ls-files` now so that it runs while lint reads and parses files.
-
-        `os.posix_spawnp` rather than `subprocess`: importing `subprocess` costs more than
-        the whole spawn, and `ctxasm lint` on one file must start in little more time than
-        `import click, yaml, pathspec`.
-        """
-        if (
-            self._tracked is not None
-            or self._pending is not None
-            or not hasattr(os, "posix_spawnp")
-            or not self._may_run()
-        ):
-            return
-        read_end, write_end = os.pipe()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            pid = os.posix_spawnp(
-                "git",
-                ["git", *SAFE, "-C", str(self.root), *_TRACKED_ARGS],
-                os.environ,
-                file_actions=[
-                    (os.POSIX_SPAWN_DUP2, write_end, 1),
-                    (os.POSIX_SPAWN_DUP2, devnull, 2),
-                    (os.POSIX_SPAWN_CLOSE, read_end),
-                ],
-            )
-        except OSError:  # no git: the slow path will say so (no git facts)
-            os.close(read_end)
-            return
-        finally:
-            os.close(write_end)
-            os.close(devnull)
-        self._pending = (pid, read_end)
-
-    def _collect(self) -> list[str] | None:
-        """The prefetched listing (None when it failed); reaps the child."""
-        if self._pending is None:
-            return None
-        pid, fd = self._pending
-        self._pending = None
-        try:
-            read = self._read_names(pid, fd)
-        finally:
-            os.close(fd)
-        _, status = os.waitpid(pid, 0)
-        return _answer(read, os.waitstatus_to_exitcode(status))
+        """Start `git ls-files` now so that it runs while lint reads and parses files."""
+        if self._tracked is None and self._pending is None:
+            self._pending = self._spawn(_TRACKED_ARGS)
 
     def _spawn(self, args: Sequence[str], stdin: bool = False) -> subprocess.Popen[bytes] | None:
-        """git with `args`, its output on a pipe; None when git may not run or is missing."""
-        import subprocess  # only when a check needs git: `ctxasm lint` starts without it
+        """git with `args`, its output on a pipe, its input `/dev/null` (or a pipe lint
+        writes: `stdin`); None when git may not run or is missing. Every git run goes
+        through here."""
+        import subprocess  # only when git runs: lint outside a repository starts without it
 
         if not self._may_run():
             return None
@@ -220,16 +179,9 @@ class GitRepo:
 
     def close(self) -> None:
         """Reap a prefetch or walks nobody asked for (no zombie processes)."""
-        if self._pending is not None:
-            pid, fd = self._pending
-            self._pending = None
-            os.close(fd)
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        for child in self._walks or ():
-            if child is not None and child.poll() is None:
-                child.kill()
-                child.wait()
+        for child in (self._pending, *(self._walks or ())):
+            _stop(child)
+        self._pending = None
         self._walks = None
 
     # --- what lint asks -------------------------------------------------------------------
@@ -250,20 +202,16 @@ class GitRepo:
         [] when git failed."""
         walks, self._walks = self._walks or [None, None], None
         untracked = self._listing(walks[0])
-        if self.failure is not None and walks[1] is not None:  # no second wait
-            walks[1].kill()
-            walks[1].wait()
+        if self.failure is not None:  # no second wait
+            _stop(walks[1])
+            return untracked, []
         return untracked, self._listing(walks[1])
 
     def tracked(self) -> frozenset[str]:
         """Every tracked path (at most `MAX_LISTED`), relative to the root, `/`-separated."""
         if self._tracked is None:
-            listed = (
-                self._collect()
-                if self._pending is not None
-                else self._listing(self._spawn(_TRACKED_ARGS))
-            )
-            self._tracked = frozenset(listed or ())
+            child, self._pending = self._pending or self._spawn(_TRACKED_ARGS), None
+            self._tracked = frozenset(self._listing(child))
         return self._tracked
 
     def relative(self, path: Path | str) -> str | None:
@@ -336,6 +284,17 @@ class GitRepo:
         if child.returncode not in (0, 1):
             return []
         return [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
+
+
+def _stop(child: subprocess.Popen[bytes] | None) -> None:
+    """Kill `child` when it still runs, and reap it."""
+    if child is None:
+        return
+    if child.poll() is None:
+        child.kill()
+        child.wait()
+    if child.stdout is not None:
+        child.stdout.close()
 
 
 def _answer(read: tuple[list[str], bool] | None, code: int) -> list[str] | None:

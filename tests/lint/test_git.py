@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -149,3 +150,39 @@ def test_a_listing_is_read_as_git_writes_it_and_stops_at_its_cap(tmp_path: Path)
     repo.close()
     whole = GitRepo(tmp_path / "repo")
     assert len(whole.tracked()) == 5_000 and whole.complete  # without a prefetch, the same
+
+
+# --- one way to run git (issue 23, item 4) -------------------------------------------------
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc")
+def test_every_git_run_reads_nothing_of_the_callers_input(tmp_path: Path) -> None:
+    """Each git lint starts (the prefetched listing, the walks, `check-ignore`) runs the one
+    way: its input is /dev/null or a pipe lint writes, never the standard input of whoever
+    ran lint (a terminal git could wait on, or a pre-commit hook's pipe)."""
+    repo_dir = _committed(tmp_path)
+    build(repo_dir, {"CLAUDE.local.md": "mine\n"})  # asks `git check-ignore`
+    log = tmp_path / "git.log"
+    shim = build(tmp_path / "bin", {"git": ""}) / "git"
+    real_git = shutil.which("git")
+    assert real_git is not None
+    shim.write_text(
+        f'#!/bin/sh\necho "$(readlink /proc/$$/fd/0) $*" >> {log}\nexec {real_git} "$@"\n',
+        encoding="utf-8",
+    )
+    shim.chmod(0o755)
+    caller_input = build(tmp_path, {"caller-input.txt": "x\n"}) / "caller-input.txt"
+    with caller_input.open("rb") as stdin:
+        result = subprocess.run(
+            [sys.executable, "-m", "assembler", "lint",
+             "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")],
+            cwd=repo_dir, stdin=stdin, capture_output=True, text=True, timeout=60,
+            env={**os.environ, "HOME": str(tmp_path), "PATH": f"{shim.parent}:{os.environ['PATH']}"},
+            check=False,
+        )  # fmt: skip
+    assert "CTX" in result.stdout, result.stderr
+    runs = log.read_text(encoding="utf-8").splitlines()
+    assert any("ls-files -z --cached" in run for run in runs), runs  # the prefetch
+    assert any("check-ignore" in run for run in runs), runs
+    for run in runs:
+        assert run.startswith(("/dev/null ", "pipe:")), runs
