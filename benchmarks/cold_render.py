@@ -2,7 +2,7 @@
 
 Both are fresh processes, run interleaved (the order alternates each round) so that noise on
 this shared machine hits both alike; we report the median wall time of each and the ratio
-(target <= 1.25). The floor, `python -c "import click, jinja2, frontmatter, pathspec"`, is what
+(target <= 1.25). The floor, `python -c "import click, jinja2, yaml"`, is what
 any CLI on this stack pays before doing anything. Then `-X importtime` (as
 `PYTHONPROFILEIMPORTTIME=1`, so the console script runs unchanged) names the slowest imports.
 
@@ -44,7 +44,7 @@ DEMO_ARGS = (
     "--touch",
     "fixtures/demo/repo/services/api/src/handlers/users.ts",
 )  # exactly `make demo`
-FLOOR_CODE = "import click, jinja2, frontmatter, pathspec"
+FLOOR_CODE = "import click, jinja2, yaml"
 
 
 def commands() -> tuple[list[str], list[str]]:
@@ -133,7 +133,7 @@ sys.stderr = open(os.devnull, "w")
 profiling = sys.argv[1] == "profile"
 regex = Counter()
 if profiling:  # what the work costs beyond the imports: import what the floor and ctxasm import
-    import click, jinja2, frontmatter, pathspec, yaml, assembler.assembly, assembler.output.render
+    import click, jinja2, yaml, assembler.assembly, assembler.output.render
     real_compile = re._compile
     def timed_compile(pattern, flags):
         start = time.perf_counter()
@@ -161,8 +161,8 @@ if profiling:
             key = "compiling regular expressions"
         elif "/jinja2/" in f or "/markupsafe/" in f:
             key = "jinja2 (template compile and render)"
-        elif "/yaml/" in f or "/frontmatter/" in f:
-            key = "yaml / frontmatter"
+        elif "/yaml/" in f:
+            key = "yaml"
         elif "/assembler/" in f:
             key = "assembler code"
         elif "/click/" in f:
@@ -186,7 +186,7 @@ out.write(json.dumps(result))
 _IMPORT_CHILD = """
 import dataclasses, json, re, sys, time
 from collections import Counter
-import click, jinja2, frontmatter, pathspec
+import click, jinja2, yaml
 regex, classes, counts = Counter(), Counter(), Counter()
 real_compile, real_process = re._compile, dataclasses._process_class
 def caller():

@@ -33,7 +33,7 @@ import json, resource, sys, tracemalloc
 from assembler import assemble
 cwd, home, managed, touched, trace = sys.argv[1:6]
 if trace == "trace":  # a separate run: Python allocations of the work, imports excluded
-    import assembler.output.render, jinja2, yaml, frontmatter, pathspec
+    import assembler.output.render, jinja2, yaml
     assemble(cwd, home=home, managed_dir=managed, environ={}).text
     tracemalloc.start()
 assembly = assemble(cwd, home=home, managed_dir=managed, environ={})
