@@ -1,10 +1,11 @@
 """Compiling globs, linear in time: the one place a glob becomes a matcher.
 
 Two dialects are matched: gitignore globs (`paths:` of rules and skills, lint's dead-glob
-check; the npm `ignore` package's semantics, which Claude Code uses: `ignore_js` translates) and `claudeMdExcludes` (picomatch `{dot: true}`
-over absolute paths, as wcmatch's `GLOBSTAR | BRACE | DOTGLOB | EXTGLOB` reads them). The
-workspace globs of Cursor (`globs:`) and Copilot (`applyTo:`), relative to a directory with
-`*` inside one segment (`src/*.py` is not recursive, `*.py` only at the top), are the second
+check; the npm `ignore` package's semantics, which Claude Code uses: `ignore/` ports them)
+and `claudeMdExcludes` (picomatch `{dot: true}` over absolute paths, as wcmatch's
+`GLOBSTAR | BRACE | DOTGLOB | EXTGLOB` reads them). The workspace globs of Cursor (`globs:`)
+and Copilot (`applyTo:`), relative to a directory with `*` inside one segment (`src/*.py`
+is not recursive, `*.py` only at the top), are the second
 dialect anchored at their directory (`workspace`). All compile to RE2 (google-re2), whose
 matching is linear in the path: a backtracking engine
 takes exponential time on globs such as `*a*a*...*a*z` or `+(a|aa)z`, so a repository could
@@ -120,10 +121,10 @@ def _rule(pattern: str) -> _Rule | str:
     """`pattern` as a rule, or why it matches nothing (INVALID, TOO_COMPLEX)."""
     if len(pattern) > MAX_GLOB_CHARS:
         return TOO_COMPLEX
-    from . import ignore_js
+    from .ignore import rules
 
-    kept = ignore_js.rule(pattern)
-    regex = ignore_js.to_re2(kept.source) if kept is not None else None
+    kept = rules.rule(pattern)
+    regex = rules.to_re2(kept.source) if kept is not None else None
     if kept is None or regex is None:  # blank, a comment, or a regex JavaScript refuses
         return INVALID
     if regex.endswith(r"\x{2f}\z"):  # a directory pattern: `core` ends with its `/`

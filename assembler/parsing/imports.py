@@ -12,8 +12,8 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 
-from .jsre import JS_SPACE
 from .markdown import import_texts
+from .marked.jsre import JS_SPACE
 
 # A superset of where an import can start: `@` at a line start, after white space, or right
 # after an inline token `marked` ends text with (any of them ends in ASCII punctuation).

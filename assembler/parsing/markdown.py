@@ -9,7 +9,7 @@ Claude Code lexes an instruction file with `marked` (`gfm: false`; docs/markdown
   tight list item's text once whole, then token by token), and in what a comment token
   leaves; code blocks, code spans and other HTML are skipped.
 
-`blocks` and `inline` port `marked`'s lexer. Most files need neither: a text whose only
+`marked/` ports `marked`'s lexer. Most files need no lexing: a text whose only
 structure is comments on lines of their own, paragraphs, headings and lists, with inline
 markup that cannot move where an `@` token starts or ends, gives the same answers without
 lexing. The fast paths below recognise exactly that and defer to the lexer for anything
@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .jsre import JS_SPACE, js_trim, js_trim_start
+from .marked.jsre import JS_SPACE, js_trim, js_trim_start
 
 _COMMENT_SPAN = re.compile(r"<!--[\s\S]*?-->")
 # A comment from the start of a line to the end of a line, with the line breaks after it:
@@ -68,7 +68,7 @@ def strip_block_comments(text: str) -> str:
 
 def lexed_strip(text: str) -> str:
     """`strip_block_comments` by the lexer alone: the reference the fast path meets."""
-    from .blocks import lex
+    from .marked.blocks import lex
 
     out: list[str] = []
     for token in lex(text):
@@ -192,8 +192,8 @@ def lexed_import_texts(text: str) -> Iterator[str]:
     recursion: code and code spans are skipped, an `html` token counts only for what a
     comment leaves, a `text` token's text is scanned, then its children, then a list's items.
     """
-    from .blocks import Lexed, Token
-    from .inline import Budget, Inline, inline_tokens
+    from .marked.blocks import Lexed, Token
+    from .marked.inline import Budget, Inline, inline_tokens
 
     lexed = Lexed(text)
     budget = Budget()

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assembler.parsing.blocks import lex
 from assembler.parsing.imports import IMPORT_PATTERN, import_tokens
 from assembler.parsing.markdown import (
     import_texts,
@@ -16,6 +15,7 @@ from assembler.parsing.markdown import (
     lexed_strip,
     strip_block_comments,
 )
+from assembler.parsing.marked.blocks import lex
 
 DOC = """# Title
 Para with `code` and <!-- inline --> comment.

@@ -4,10 +4,11 @@ Documents come from a small grammar of the constructs that decide what Claude Co
 imports (HTML comments at every position and indentation, code, lists, quotes, headings, HTML
 blocks, `@imports` in every inline context, line endings, frontmatter variants). The expected
 output of each comes from the real `marked` lexer, run by `marked_reference.cjs`, so this
-needs node and `marked@17` (see docs/markdown.md); the test that reads the data does not:
+needs node and `marked@17.0.6`, the version `assembler/parsing/marked/` follows (see
+docs/markdown.md); the test that reads the data does not:
 
-    mkdir -p /tmp/marked17 && npm install --prefix /tmp/marked17 marked@17
-    MARKED=/tmp/marked17/node_modules/marked python -m tests.tools.markdown_corpus
+    mkdir -p /tmp/marked && npm install --prefix /tmp/marked marked@17.0.6
+    MARKED=/tmp/marked/node_modules/marked python -m tests.tools.markdown_corpus
 
 writes `tests/data/markdown-corpus.jsonl`: one `{"doc", "text", "imports"}` object a line,
 `text` omitted when it equals the document.

@@ -3,7 +3,7 @@
 Claude Code lexes instruction files with `marked` to strip block-level HTML comments and to
 find `@imports` outside code. What it keeps depends on `marked`'s token boundaries, which no
 CommonMark parser reproduces, so this module is a port: the regular expressions are
-`marked`'s own sources (`Lexer.rules.block.normal`), converted by `jsre.compile`, and the
+`marked`'s own sources (`Lexer.rules.block.normal`), converted by `jsre.compile_js`, and the
 procedures (`blockquote`, `list`, the lexer loop that merges paragraphs) follow `marked`'s
 `Tokenizer` and `Lexer` line by line. Inline tokens come from `inline` when an import scan
 needs them. `tests/data/markdown-corpus.jsonl` checks the port against `marked` itself
