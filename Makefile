@@ -30,6 +30,7 @@ test: $(STAMP_TEST)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/pytest -q
 
 bench: $(STAMP_TEST)
@@ -39,4 +40,4 @@ wheel: $(STAMP_TEST)
 	$(PY) -m build --wheel --no-isolation --outdir dist .
 
 clean:
-	rm -rf $(VENV) dist build .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) dist build .mypy_cache .pytest_cache .ruff_cache .hypothesis .import_linter_cache
