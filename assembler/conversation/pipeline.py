@@ -187,7 +187,7 @@ class Conversation:
             current = saved.messages
             events += [Event(Level.PERSIST, str(a)) for a in saved.actions]
         if self.levels.prune:
-            pruned = prune_tool_results(current, recent_keep=self.prune_keep)
+            pruned = prune_tool_results(current, keep_recent=self.prune_keep)
             current = pruned.messages
             events += [Event(Level.PRUNE, str(c)) for c in pruned.cuts]
         if self.levels.micro is Micro.TIME:

@@ -1,7 +1,7 @@
 """Pruning old tool results: the first article's `prune` (section 2), on both shapes.
 
 Its rules: only tool results are touched (conversation messages never); the newest
-`recent_keep` results stay whole (the model may still be using them); an older result longer
+`keep_recent` results stay whole (the model may still be using them); an older result longer
 than `max_chars` keeps its first `keep_chars` characters and then
 `\\n...(truncated, original: N chars)`. The article's `ls -la` result of 755 characters comes out
 at 200 + 36 = 236 (its printed trace says 237, a character its code does not produce).
@@ -14,6 +14,7 @@ string (a list of blocks) is measured and cut as its text (`messages.block_text`
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -52,15 +53,26 @@ def pruned_text(text: str, *, max_chars: int = 300, keep_chars: int = 200) -> st
 def prune_tool_results(
     messages: Sequence[Any],
     *,
-    recent_keep: int = 2,
+    keep_recent: int = 2,
     max_chars: int = 300,
     keep_chars: int = 200,
+    recent_keep: int | None = None,
 ) -> PruneResult:
-    """Cut every tool result but the newest `recent_keep` that is longer than `max_chars`."""
-    if recent_keep < 0 or keep_chars < 0 or max_chars < keep_chars:
-        raise ValueError("need recent_keep >= 0 and 0 <= keep_chars <= max_chars")
+    """Cut every tool result but the newest `keep_recent` that is longer than `max_chars`.
+
+    `recent_keep` is the name 0.1.0 documented for `keep_recent`: still taken, with a
+    `DeprecationWarning` (every other level says `keep_recent`)."""
+    if recent_keep is not None:
+        warnings.warn(
+            "prune_tool_results(recent_keep=) is deprecated: pass keep_recent=",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        keep_recent = recent_keep
+    if keep_recent < 0 or keep_chars < 0 or max_chars < keep_chars:
+        raise ValueError("need keep_recent >= 0 and 0 <= keep_chars <= max_chars")
     found = scan(messages)
-    older = found.results[: max(0, len(found.results) - recent_keep)]
+    older = found.results[: max(0, len(found.results) - keep_recent)]
     replaced: dict[tuple[int, int | None], Any] = {}
     cuts = []
     for result in older:

@@ -81,7 +81,7 @@ def same_but_results(before: list[Any], after: list[Any]) -> None:
 @settings(max_examples=80, deadline=None)
 @given(conversations(), st.integers(0, 4), st.integers(0, 300))
 def test_pruning_keeps_order_roles_and_pairs(messages: list[Any], keep: int, chars: int) -> None:
-    pruned = prune_tool_results(messages, recent_keep=keep, keep_chars=chars)
+    pruned = prune_tool_results(messages, keep_recent=keep, keep_chars=chars)
     same_but_results(messages, pruned.messages)
 
 

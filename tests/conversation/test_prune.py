@@ -30,7 +30,7 @@ def test_only_tool_results_are_touched_and_short_ones_stay(shape: str) -> None:
     long_user = "u" * 1000
     steps: list[Step] = [User(long_user), Call("a", "bash", {}), Out("a", "x" * 300)]
     steps += [Call("b", "bash", {}), Out("b", "y" * 301), User("next")]
-    pruned = prune_tool_results(build(shape, steps), recent_keep=0)
+    pruned = prune_tool_results(build(shape, steps), keep_recent=0)
     assert results(pruned.messages) == {
         "a": "x" * 300,  # at the limit: kept
         "b": "y" * 200 + "\n...(truncated, original: 301 chars)",
@@ -40,8 +40,8 @@ def test_only_tool_results_are_touched_and_short_ones_stay(shape: str) -> None:
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_pruning_twice_changes_nothing_more(shape: str) -> None:
-    once = prune_tool_results(build(shape, session()), recent_keep=0, max_chars=210)
-    twice = prune_tool_results(once.messages, recent_keep=0, max_chars=210)
+    once = prune_tool_results(build(shape, session()), keep_recent=0, max_chars=210)
+    twice = prune_tool_results(once.messages, keep_recent=0, max_chars=210)
     assert twice.messages == once.messages and twice.cuts == ()
 
 
@@ -51,7 +51,7 @@ def test_an_anthropic_result_made_of_blocks_is_cut_as_its_text() -> None:
         {"type": "text", "text": "p" * 400},
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}},
     ]
-    pruned = prune_tool_results(messages, recent_keep=0)
+    pruned = prune_tool_results(messages, keep_recent=0)
     block = pruned.messages[1]["content"][0]
     assert block["content"] == "p" * 200 + "\n...(truncated, original: 408 chars)"
     assert block["tool_use_id"] == "a" and block["type"] == "tool_result"
@@ -72,3 +72,16 @@ def test_unknown_messages_are_left_as_they_are_and_reported() -> None:
 def test_bad_options_are_refused() -> None:
     with pytest.raises(ValueError):
         prune_tool_results([], keep_chars=400, max_chars=300)
+
+
+# --- one name for one idea (issue 23, item 5) ----------------------------------------------
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_newest_results_kept_are_keep_recent_as_in_every_level(shape: str) -> None:
+    messages = build(shape, session())
+    kept_one = prune_tool_results(messages, keep_recent=1, max_chars=210)
+    assert [c.tool_use_id for c in kept_one.cuts] == ["call_ls", "call_c"]
+    with pytest.warns(DeprecationWarning, match="keep_recent="):
+        old_name = prune_tool_results(messages, recent_keep=1, max_chars=210)  # 0.1.0's name
+    assert old_name == kept_one
