@@ -48,6 +48,9 @@ def env_falsy(environ: Mapping[str, str], name: str) -> bool:
     return environ.get(name, "").strip().lower() in _FALSY
 
 
+_MAX_OWNERS = 16  # work trees owning one another (submodules of submodules)
+
+
 def find_git_root(
     start: Path, disk: Disk, known: dict[str, Path | None] | None = None
 ) -> Path | None:
@@ -94,6 +97,25 @@ def canonical_git_root(git_root: Path, disk: Disk) -> Path:
     if Path(os.path.realpath(worktree_git_dir / backlink)) != Path(os.path.realpath(dot_git)):
         return git_root
     return common if common.name != ".git" else common.parent
+
+
+def owning_work_trees(root: Path, disk: Disk) -> list[Path]:
+    """`root` (a git work tree's root) and the work trees that own it, nearest first: whose
+    git directory holds `root`'s (`.git` a file `gitdir: <owner>/.git/modules/...` for a
+    submodule, `<owner>/.git/worktrees/...` for a linked worktree), and theirs in turn, at
+    most `_MAX_OWNERS`. A superproject is as much the repository's as its submodule."""
+    out = [root]
+    for _ in range(_MAX_OWNERS):
+        current = out[-1]
+        content = _pointer(current / ".git", disk)
+        if content is None or not content.startswith("gitdir:"):
+            break
+        git_dir = os.path.realpath(os.path.join(current, content[len("gitdir:") :].strip()))
+        owner, marker, _ = git_dir.partition(f"{os.sep}.git{os.sep}")
+        if not marker or not owner or Path(owner) in out:
+            break
+        out.append(Path(owner))
+    return out
 
 
 def _pointer(path: Path, disk: Disk) -> str | None:

@@ -5,9 +5,12 @@
 * replaces a regular file atomically (a temporary file in the same directory, then
   `os.replace`), keeping its permission bits; a new file gets the umask's, like `>`;
 * writes through a symlink the user made to its target (the target is replaced, the link
-  stays), and refuses one the repository may have planted: a link at any component of the
-  path that stands inside the project (the run's project root, and the git work tree the
-  command runs in) and leads out of it, or leads nowhere. Every link on the way is checked
+  stays), and refuses one the repository may have planted: any link at a component of the
+  path that stands in the project (the run's project root, the git work tree the command
+  runs in, and the work trees that own either: a submodule's superproject), whatever it
+  reaches, since a link into the project may reach the user's own `.git/hooks/pre-commit`;
+  and, for a relative path written from a directory outside git (an unpacked download, or
+  home), a link there that leads out of it or into a loop. Every link on the way is checked
   where it really stands, as the kernel follows it (a chain, a directory link, `..` after a
   link), and the write goes to the path that was checked. A refusal names the link and the
   path it reaches, to pass instead when that is really where the output should go;
@@ -35,6 +38,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from ..display import shown
 from ..errors import AssemblerError
@@ -96,8 +100,8 @@ def write_file(
     data = text.encode("utf-8", "surrogateescape")
     name = os.fspath(path)
     try:
-        projects = _projects(project) if project is not None else ()
-        target = _reached(name, projects, option)
+        trees = _trees(project, name) if project is not None else ()
+        target = _reached(name, trees, option)
         try:
             st: os.stat_result | None = os.stat(target)  # what a write reaches
         except FileNotFoundError:
@@ -124,18 +128,38 @@ def write_file(
         raise AssemblerError(f"{shown(name)}: cannot write ({_reason(err)}){hint}") from None
 
 
-def _projects(project: PathLike) -> tuple[str, ...]:
-    """Where a link is the repository's: the run's project root and, when the command runs
-    inside a git work tree, that work tree (a relative `--out` is relative to it, and it may
-    be another repository than the one rendered: `render vendor/submodule` run in a clone)."""
+class _Tree(NamedTuple):
+    """A tree a link on the way to the output may have been planted in. `strict`: a
+    repository's (the run's project, the git work tree the command runs in, and the work
+    trees that own them), where no link is written through, whatever it reaches; otherwise
+    the directory a relative output is written from when it is in no git work tree (an
+    unpacked download, or the user's home), where a link that leads out of it or nowhere is
+    refused."""
+
+    path: str
+    strict: bool
+
+
+def _trees(project: PathLike, name: str) -> tuple[_Tree, ...]:
+    """Where a link is the repository's (`_Tree`): the run's project root and, when the
+    command runs inside a git work tree, that work tree (a relative `--out` is relative to
+    it, and it may be another repository than the one rendered: `render vendor/submodule`
+    run in a clone), each with the work trees that own it (a submodule's superproject)."""
     from ..discovery.disk import Disk
-    from ..discovery.locations import find_git_root
+    from ..discovery.locations import find_git_root, owning_work_trees
 
-    here = find_git_root(Path(os.getcwd()), Disk())
-    return tuple(dict.fromkeys(os.fspath(p) for p in (project, here) if p is not None))
+    disk = Disk()
+    cwd = os.path.realpath(os.getcwd())
+    here = find_git_root(Path(cwd), disk)
+    roots = [Path(project), *([here] if here is not None else [])]
+    strict = dict.fromkeys(os.fspath(t) for root in roots for t in owning_work_trees(root, disk))
+    trees = [_Tree(path, True) for path in strict]
+    if here is None and not os.path.isabs(name):
+        trees.append(_Tree(cwd, False))
+    return tuple(trees)
 
 
-def _reached(name: str, projects: Sequence[str], option: str) -> str:
+def _reached(name: str, trees: Sequence[_Tree], option: str) -> str:
     """The path a write to `name` reaches, each link on the way followed as the kernel follows
     it and checked where it stands (`_check_link`). A path that names a descriptor of this
     process (`/dev/stdout`) is left to the kernel; a missing component ends the walk (the
@@ -164,7 +188,7 @@ def _reached(name: str, projects: Sequence[str], option: str) -> str:
         links += 1
         if links > _MAX_LINKS:
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP))
-        _check_link(name, candidate, current, projects, option)
+        _check_link(name, candidate, current, trees, option)
         target = os.readlink(candidate)
         pending.extendleft(reversed(_parts(target)))
         if os.path.isabs(target):
@@ -176,28 +200,30 @@ def _parts(path: str) -> deque[str]:
     return deque(path.split(os.sep))
 
 
-def _check_link(name: str, link: str, where: str, projects: Sequence[str], option: str) -> None:
-    """Refuse `link` (standing in the real directory `where`) when it stands in one of
-    `projects` and leads out of that project, or nowhere: the repository may have planted it
-    to turn a write into the project into a write elsewhere (`~/.bashrc`)."""
-    inside = [p for p in projects if _under(where, p)]
-    if not inside:
+def _check_link(name: str, link: str, where: str, trees: Sequence[_Tree], option: str) -> None:
+    """Refuse `link` (standing in the real directory `where`) when it stands in a repository's
+    tree (`_Tree.strict`), whatever it reaches: the repository may have planted it to turn a
+    write into the project into a write elsewhere (`~/.bashrc`), or into a file of the user's
+    inside it (`.git/hooks/pre-commit`, `.venv/bin/activate`); or when it stands in the
+    directory a relative output is written from outside git and leads out of it, or into a
+    loop."""
+    tree = next((t for t in trees if _under(where, t.path)), None)
+    if tree is None:
         return  # the user's own link (in /tmp, in the home configuration)
     try:
-        reached = os.path.realpath(link, strict=True)
-    except OSError as err:  # dangling, or a loop
-        reached, missing = "", err.errno != errno.ELOOP
-    left = next((p for p in inside if not reached or not _under(reached, p)), None)
-    if left is None:
-        return
-    if reached:
-        where_to = "that leads out of it"
+        reached, problem = os.path.realpath(link, strict=True), ""
+    except OSError as err:  # dangling (a file to create), or a loop
+        reached = os.path.realpath(link)
+        problem = "a loop of links" if err.errno == errno.ELOOP else "which does not exist"
+    if not tree.strict and problem != "a loop of links" and _under(reached, tree.path):
+        return  # stays in the directory
+    if problem:
+        where_to = f"to {shown(os.readlink(link))}, {problem}"
     else:
-        where_to = f"to {shown(os.readlink(link))}, " + (
-            "which does not exist" if missing else "a loop of links"
-        )
+        where_to = f"to {shown(reached)}" if tree.strict else "that leads out of it"
+    place = "the project" if tree.strict else "the directory outside git"
     raise AssemblerError(
-        f"{shown(name)}: {shown(link)} is a symlink in the project {shown(left)} {where_to}; "
+        f"{shown(name)}: {shown(link)} is a symlink in {place} {shown(tree.path)} {where_to}; "
         "a link the repository may have planted is not written through: "
         f"pass {option} {shown(os.path.realpath(name))} to write there"
     )

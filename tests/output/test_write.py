@@ -131,14 +131,16 @@ def test_a_socket_is_refused(tmp_path: Path) -> None:
     assert stat.S_ISSOCK(path.lstat().st_mode)
 
 
-@pytest.mark.parametrize("via", ["CLAUDE.md", "link.md"])
+@pytest.mark.parametrize("via", ["repo/CLAUDE.md", "link.md"])  # the user's link to it
 def test_out_never_overwrites_a_source(repo: Path, via: str) -> None:
-    build(repo, {"link.md": Link("CLAUDE.md"), ".claude/rules/r.md": "---\npaths: a\n---\nr"})
+    build(repo, {".claude/rules/r.md": "---\npaths: a\n---\nr"})
+    build(repo.parent, {"link.md": Link("repo/CLAUDE.md")})
+    out = repo.parent / via
     for args in (("render", "--out"), ("cache", "--save")):
-        result = ctxasm(repo.parent, args[0], str(repo), args[1], str(repo / via))
+        result = ctxasm(repo.parent, args[0], str(repo), args[1], str(out))
         assert (result.returncode, result.stderr) == (
             2,
-            f"ctxasm: {repo / via}: is {repo / 'CLAUDE.md'}, a source of this context; "
+            f"ctxasm: {out}: is {repo / 'CLAUDE.md'}, a source of this context; "
             "write the output elsewhere\n",
         )
     rule = render_to(repo, repo / ".claude/rules/r.md")  # conditional, not loaded yet
@@ -334,19 +336,93 @@ def test_a_link_chain_through_the_users_link_is_checked_where_each_link_stands(
     assert (victim / ".bashrc").read_text() == VICTIM
 
 
-def test_links_that_stay_in_the_project_or_are_the_users_are_written_through(
+def test_a_link_that_stays_in_the_project_is_refused_too(repo: Path) -> None:
+    """A link into the project may reach a file of the user's there: a repository that
+    commits `ctx.md -> .git/hooks/pre-commit` (or `.venv/bin/activate`) would have its
+    rendering run as the user's hook. No link of the repository's is written through."""
+    build(
+        repo,
+        {
+            ".git/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
+            ".venv/bin/activate": "# the user's venv\n",
+            "ctx.md": Link(".git/hooks/pre-commit"),
+            "act.md": Link(".venv/bin/activate"),
+            "build/ctx.xml": "old",
+            "in.xml": Link("build/ctx.xml"),
+            "b": Link("build"),
+        },
+    )
+    os.chmod(repo / ".git/hooks/pre-commit", 0o755)
+    hook = repo / ".git/hooks/pre-commit"
+    result = render_to(repo, "ctx.md", cwd=repo)
+    planted(repo, result, repo / "ctx.md", hook)
+    assert f"pass --out {hook} to write there" in result.stderr
+    planted(repo, render_to(repo, "act.md", cwd=repo), repo / "act.md", repo / ".venv/bin/activate")
+    planted(repo, render_to(repo, repo / "in.xml"), repo / "in.xml", repo / "build/ctx.xml")
+    planted(repo, render_to(repo, repo / "b/new.xml"), repo / "b", repo / "build")
+    assert hook.read_text() == "#!/bin/sh\nexit 0\n"
+    assert (repo / ".venv/bin/activate").read_text() == "# the user's venv\n"
+    assert (repo / "build/ctx.xml").read_text() == "old"
+    assert not (repo / "build/new.xml").exists()
+    assert render_to(repo, hook).returncode == 0  # the path itself: the user asked for it
+    assert hook.read_text() == RENDERED
+
+
+def test_links_the_user_made_outside_the_project_are_written_through(
     repo: Path, victim: Path, tmp_path: Path
 ) -> None:
-    build(repo, {"build/ctx.xml": "old", "ctx.xml": Link("build/ctx.xml"), "b": Link("build")})
     build(tmp_path, {"mine.xml": Link(str(victim / ".bashrc")), "dir": Link(str(victim))})
-    for out in (repo / "ctx.xml", repo / "b" / "new.xml", tmp_path / "mine.xml"):
-        assert render_to(repo, out).returncode == 0, out
+    assert render_to(repo, tmp_path / "mine.xml").returncode == 0
     assert render_to(repo, tmp_path / "dir" / "ctx.xml").returncode == 0
-    assert (repo / "build/ctx.xml").read_text() == RENDERED
-    assert (repo / "build/new.xml").read_text() == RENDERED
     assert (victim / ".bashrc").read_text() == RENDERED  # the user asked for it
     assert (victim / "ctx.xml").read_text() == RENDERED
-    assert os.path.islink(repo / "ctx.xml") and os.path.islink(tmp_path / "mine.xml")
+    assert os.path.islink(tmp_path / "mine.xml")
+
+
+def test_a_submodules_superproject_is_the_repositorys_too(repo: Path, victim: Path) -> None:
+    """`cd vendor/sub && ctxasm render . --out ../../ctx.xml` in a clone: the submodule's
+    superproject planted `ctx.xml` (the run loads the superproject's CLAUDE.md too)."""
+    git_dir = repo / ".git" / "modules" / "sub"
+    git_dir.mkdir(parents=True)
+    build(
+        repo,
+        {
+            "vendor/sub/.git": "gitdir: ../../.git/modules/sub\n",
+            "vendor/sub/CLAUDE.md": "sub",
+            "ctx.xml": Link(str(victim / ".bashrc")),
+        },
+    )
+    sub = repo / "vendor" / "sub"
+    result = ctxasm(repo.parent, "render", ".", "--out", "../../ctx.xml", cwd=sub)
+    planted(repo, result, repo / "ctx.xml", victim / ".bashrc")
+    assert (victim / ".bashrc").read_text() == VICTIM
+
+
+def test_outside_git_a_link_out_of_the_directory_written_from_is_refused(
+    tmp_path: Path, victim: Path
+) -> None:
+    """`cd download && ctxasm render sub --out ctx.xml`, no git: the download planted
+    `ctx.xml`; a link that stays there is the user's to follow (the directory may be home)."""
+    build(
+        tmp_path,
+        {
+            "download/sub/CLAUDE.md": "hello",
+            "download/ctx.xml": Link("../victim/.bashrc"),
+            "download/mine.xml": Link("notes/ctx.xml"),
+            "download/notes": None,
+        },
+    )
+    download = tmp_path / "download"
+    result = ctxasm(tmp_path, "render", "sub", "--out", "ctx.xml", cwd=download)
+    assert result.returncode == 2, result.stderr
+    assert (
+        f"{download / 'ctx.xml'} is a symlink in the directory outside git {download} "
+        "that leads out of it" in result.stderr
+    )
+    assert (victim / ".bashrc").read_text() == VICTIM
+    mine = ctxasm(tmp_path, "render", "sub", "--out", "mine.xml", cwd=download)
+    assert mine.returncode == 0, mine.stderr
+    assert (download / "notes/ctx.xml").read_text().endswith("hello\n</project_instructions>\n")
 
 
 def test_a_project_without_git_is_its_start_directory(tmp_path: Path, victim: Path) -> None:
