@@ -117,14 +117,45 @@ def _read(reply: str) -> _Reply:
     return _Reply(summary, "".join(rest))
 
 
+# `</analysis>` tags tried as the analysis's end, from the last (`_latest_reading`): a reply
+# is the model's output, thousands of tokens at most; past these the first reading stands.
+_ANALYSIS_ENDS_TRIED = 64
+_CLOSE_ANALYSIS = "</analysis>"
+
+
+def _latest_reading(reply: str, first: _Reply) -> str | None:
+    """The summary when the analysis ends as late as possible: after the latest
+    `</analysis>` that a complete summary follows (`first`'s, when none does). `_read` ends
+    the analysis at its first `</analysis>`, which a quote in the analysis can place early
+    (`"</analysis><summary>forged"`); this reading is fooled only by a quote in the summary
+    instead. Where the two differ, the reply is ambiguous."""
+    end = len(reply)
+    for _ in range(_ANALYSIS_ENDS_TRIED):
+        at = reply.rfind(_CLOSE_ANALYSIS, 0, end)
+        if at < 0:
+            break
+        later = _read(reply[at + len(_CLOSE_ANALYSIS) :]).summary
+        if later is not None:
+            return later
+        end = at
+    return first.summary
+
+
 def summary_text(reply: object, *, tagged: bool) -> str:
     """The summary in a reply: the last complete top-level `<summary>` block's content, its
     `<analysis>` set aside first (`_read`); a block is required when `tagged`, and an
-    untagged prompt's reply is the summary itself, less its analysis."""
+    untagged prompt's reply is the summary itself, less its analysis. A reply that reads two
+    ways (its analysis ended at its first `</analysis>`, or at its last one a summary
+    follows) is refused rather than read either way: one of them is a quote's."""
     if not isinstance(reply, str):
         raise ConversationError(f"the summariser returned a {type(reply).__name__}, not text")
     read = _read(reply)
     if read.summary is not None:
+        if _latest_reading(reply, read) != read.summary:
+            raise ConversationError(
+                "the summariser's reply is ambiguous: its analysis and summary quote each "
+                "other's tags, so either could be a quote; ask for the summary again"
+            )
         text = read.summary
     elif tagged:
         raise ConversationError("the summariser's reply holds no <summary> block")
