@@ -161,7 +161,9 @@ class GitRepo:
             return None
         try:
             return subprocess.Popen(
-                ["git", *SAFE, "-C", str(self.root), *args],
+                # `--work-tree`: a repository's own `core.worktree` (a `.git` shipped in a
+                # tarball) would point git at another directory, whose files lint would name.
+                ["git", *SAFE, "-C", str(self.root), "--work-tree", str(self.root), *args],
                 stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

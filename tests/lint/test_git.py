@@ -186,3 +186,20 @@ def test_every_git_run_reads_nothing_of_the_callers_input(tmp_path: Path) -> Non
     assert any("check-ignore" in run for run in runs), runs
     for run in runs:
         assert run.startswith(("/dev/null ", "pipe:")), runs
+
+
+def test_a_repositorys_core_worktree_does_not_move_what_git_lists(tmp_path: Path) -> None:
+    """A repository that ships its own `.git` (a tarball, not a clone) sets `core.worktree`
+    to a directory outside it: git would list that directory's files, and lint would name
+    them. Lint's git lists the repository it was asked about."""
+    repo_dir = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "Mine.\n", "elsewhere/secret/CLAUDE.md": "Not yours.\n"})
+    subprocess.run(
+        ["git", "-C", str(repo_dir), "config", "core.worktree", str(tmp_path / "elsewhere")],
+        check=True,
+    )
+    repo = GitRepo(repo_dir)
+    repo.walk([":(glob)**/CLAUDE.local.md"])
+    untracked, ignored = repo.walked()
+    assert (untracked, ignored) == (["CLAUDE.md"], [])
+    repo.close()
