@@ -56,15 +56,19 @@ class Escaped(NamedTuple):
 # layer in parentheses (numbered headings of a file's own, `## 1. Setup`, are neither). Before
 # the `##` (group `indent`) may stand any blanks and container marks (`>`, `-`, `1.`): a
 # heading in a quote or a list item is a heading to a markdown reader too, and four spaces
-# make one inside a list item. Lines end at `\n` or `\r`, as in CommonMark. Only the start of
-# a line is tried, and the prefix is one pass over blanks and marks: linear in the text.
+# make one inside a list item. Lines end where any reader ends them: CommonMark's `\n` and
+# `\r`, and the other separators of Python's `str.splitlines()` (a reader that splits lines so
+# would find a heading after them); `\d` is any digit, as a reader's `\d` takes it. Only the
+# start of a line is tried, and the prefix is one pass over blanks and marks: linear in the
+# text.
+_LINE_BREAKS = "\\r\\n\\x0b\\x0c\\x1c\\x1d\\x1e\\x85\\u2028\\u2029"
 MARKDOWN_HEADING = re.compile(
-    r"(?<![^\r\n])(?P<indent>(?:[ \t>]|[-+*](?=[ \t])|[0-9]{1,9}[.)](?=[ \t]))*)"
-    r"(?=##[ \t]+[0-9]+\.(?:[ \t]*`|[^\r\n]*\((?:"
+    rf"(?<![^{_LINE_BREAKS}])(?P<indent>(?:[ \t>]|[-+*](?=[ \t])|[0-9]{{1,9}}[.)](?=[ \t]))*)"
+    rf"(?=##[ \t]+\d+\.(?:[ \t]*`|[^{_LINE_BREAKS}]*\((?:"
     + "|".join(layer.value for layer in Layer)
-    + r")\)[ \t#]*(?![^\r\n])))"
+    + rf")\)[ \t#]*(?![^{_LINE_BREAKS}])))"
 )
-_NUMBERED = re.compile(r"##[ \t]+[0-9]")  # what every such line holds
+_NUMBERED = re.compile(r"##[ \t]+\d")  # what every such line holds
 
 
 def section_tags(policy: Policy, own: str = "") -> tuple[str, ...]:
