@@ -87,14 +87,30 @@ class _Entry(NamedTuple):
     value: Any
 
 
+# File bytes (`st_size`) of the distinct files whose processing one cache keeps: a repository
+# of many large instruction files is read again past it, never held whole.
+HELD_BYTES = 64 * 1024 * 1024
+# `since_ns` for a cache of one run: every file counts as settled (a file changed while one
+# run reads it is a race the run loses either way).
+ONE_RUN = 1 << 62
+_MISSING = object()
+
+
 class ReadCache:
     """Processed files (what reading and parsing gave, diagnostics included), keyed by path,
-    how it was processed, and the file's signature: an unchanged file is never read twice."""
+    how it was processed, and the file's signature: an unchanged file is never read twice.
 
-    __slots__ = ("_entries", "_used", "_used_before")
+    Processing depends on the file, not on the name it is read by, so paths with the same
+    signature (links to one file, hard links) share one value: a thousand rules linked to one
+    file are read and parsed once, and held once. The distinct files held are bounded
+    (`HELD_BYTES` of their sizes); past it a file is processed each time it is asked for."""
+
+    __slots__ = ("_entries", "_held", "_same", "_used", "_used_before")
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, Hashable], _Entry] = {}
+        self._same: dict[tuple[Signature, Hashable], Any] = {}  # by the file, not its name
+        self._held = 0  # bytes of the files in `_same`
         self._used: set[tuple[str, Hashable]] = set()
         self._used_before: set[tuple[str, Hashable]] = set()
 
@@ -121,11 +137,18 @@ class ReadCache:
         if entry is not None and entry.signature == sig:
             value: T = entry.value
             return value
-        value = compute(st)
-        if settled(sig, since_ns):
-            self._entries[entry_key] = _Entry(sig, value)
-        else:
+        if not settled(sig, since_ns):
             self._entries.pop(entry_key, None)
+            return compute(st)
+        value = self._same.get((sig, key), _MISSING)
+        if value is _MISSING:
+            value = compute(st)
+            if self._held + st.st_size > HELD_BYTES:
+                self._entries.pop(entry_key, None)
+                return value
+            self._same[(sig, key)] = value
+            self._held += st.st_size
+        self._entries[entry_key] = _Entry(sig, value)
         return value
 
     def prune(self) -> None:
@@ -134,3 +157,6 @@ class ReadCache:
         for key in [k for k in self._entries if k not in keep]:
             del self._entries[key]
         self._used_before, self._used = self._used, set()
+        held = {(e.signature, key): e.value for (_, key), e in self._entries.items()}
+        self._same = held
+        self._held = sum(sig[1] for sig, _ in held if isinstance(sig, tuple) and len(sig) == 5)

@@ -20,6 +20,7 @@ import os
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from .cache import ONE_RUN, ReadCache
 from .reader import ReadResult, read_head, read_text
 
 if TYPE_CHECKING:
@@ -79,10 +80,11 @@ class Disk:
     `is_file`) answer False for any error, as `os.path` does.
     """
 
-    __slots__ = ("observer",)
+    __slots__ = ("_reads", "observer")
 
     def __init__(self, observer: Observer | None = None) -> None:
         self.observer = observer
+        self._reads: ReadCache | None = None  # the run's own, made when first asked
 
     def saw(self, path: str) -> None:
         """Record a dependency on `path` without touching it."""
@@ -139,7 +141,16 @@ class Disk:
         return read_head(path, max_bytes)
 
     def cached(self, path: str, key: Hashable, st: os.stat_result | None, compute: Compute[T]) -> T:
-        """`compute(st)`, or the observer's kept result for the same file and `key`."""
+        """`compute(st)`, or what it gave before for the same file and `key`: in this run
+        (`ReadCache`: under any name, so links to one file are processed once), or in an
+        earlier one the observer kept."""
+        if self._reads is None:
+            self._reads = ReadCache()
+        reads = self._reads
+
+        def once_a_run(st: os.stat_result | None) -> T:
+            return reads.cached(path, key, st, compute, ONE_RUN)
+
         if self.observer is None:
-            return compute(st)
-        return self.observer.cached(path, key, st, compute)
+            return once_a_run(st)
+        return self.observer.cached(path, key, st, once_a_run)

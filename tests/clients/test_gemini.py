@@ -16,7 +16,7 @@ from assembler.cli import cli
 from assembler.clients.gemini_imports import code_regions, find_imports
 from assembler.lint import lint
 from assembler.live.explain import Status, explain
-from tests.helpers.trees import Link, build, git_init, machine
+from tests.helpers.trees import Link, build, bytes_read, git_init, machine
 
 PREAMBLE = "# Contextual Instructions (GEMINI.md)\nThe following content is loaded from local and global configuration files.\n"
 
@@ -312,12 +312,6 @@ def test_a_diamond_of_imports_repeats_the_text_each_time_as_the_client_does(
     assert _gemini(tmp_path, repo).sources[0].content.count("changed") == 3
 
 
-def _bytes_read() -> int:
-    """What this process has read so far (`rchar` of /proc/self/io: every `read` call)."""
-    with open("/proc/self/io") as io:
-        return int(next(line for line in io if line.startswith("rchar:")).split()[1])
-
-
 MIB = 1024 * 1024
 
 
@@ -336,15 +330,15 @@ def test_imports_past_the_budget_are_refused_without_reading_each_file_again(
         (repo / f"{name}.md").write_bytes(name.encode() * (4 * MIB))
     (repo / "GEMINI.md").write_text(" ".join(f"@{n}.md" for n in names) + " @a.md" * 200)
     _gemini(tmp_path, repo)  # modules imported, caches warm: what follows is the run's own
-    before = _bytes_read()
+    before = bytes_read()
     content = _gemini(tmp_path, repo).sources[0].content
-    assert _bytes_read() - before < 17 * MIB
+    assert bytes_read() - before < 17 * MIB
     failed = [f"<!-- Import failed: {n}.md - ctxasm inlines at most 16,777,216 characters in one run -->" for n in "efaaaa"]  # fmt: skip
     assert content.count("<!-- Imported from: ") == 4
     assert content.endswith(" ".join(failed[:2]) + (" " + failed[2]) * 200)
-    before = _bytes_read()
+    before = bytes_read()
     result = lint(base=repo, **machine(tmp_path))
     # Gemini's run, and Claude Code's import walk of the file (each file once: 24 MiB).
-    assert _bytes_read() - before < 41 * MIB
+    assert bytes_read() - before < 41 * MIB
     refused = [f for f in result.findings if f.code == "CTX913"]
     assert (len(refused), refused[0].line, refused[0].col) == (100, 1, 25)  # e.md; capped

@@ -144,3 +144,9 @@ def gemini_assembly(tmp: Path) -> Assembly:
     return assemble(
         top / "repo" / "app", policy="gemini", home=top / "home", managed_dir=tmp / "m", environ={}
     )
+
+
+def bytes_read() -> int:
+    """What this process has read so far (`rchar` of /proc/self/io: every `read` call)."""
+    with open("/proc/self/io") as io:
+        return int(next(line for line in io if line.startswith("rchar:")).split()[1])
