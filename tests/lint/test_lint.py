@@ -730,7 +730,7 @@ def test_lint_does_not_import_jinja2_watchdog_or_rich(tmp_path: Path) -> None:
         },
     )
     probe = (
-        "import sys\nfrom assembler.cli import main\n"
+        "import sys\nfrom assembler.commands import main\n"
         f"code = main(['lint', '--home', {str(tmp_path / 'h')!r}, '--managed-dir', {str(tmp_path / 'm')!r}])\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'watchdog', 'rich'})\n"
         "print(code, heavy)\n"
@@ -1093,7 +1093,7 @@ def test_an_index_of_over_a_million_paths_is_linted_in_bounded_memory(tmp_path: 
     script = (
         "import resource, sys\n"
         "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
-        "from assembler.cli import main\n"
+        "from assembler.commands import main\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
     done = subprocess.run(

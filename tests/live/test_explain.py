@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
-from assembler.cli import cli
 from assembler.discovery.settings import slug
 from assembler.live.explain import Explanation, Skip, Status, explain
 from assembler.model import RulesOrder
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import ROOT, build, git_init, machine
 from tests.helpers.unprivileged import as_unprivileged, traversable  # noqa: F401 (a fixture)
 
@@ -34,7 +33,7 @@ SKIP_LIMIT = 4 * 1024 * 1024
 def invoke(tmp_path: Path, *args: str) -> Any:
     """`ctxasm explain ARGS` in this process, hermetic."""
     machine_args = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
-    return CliRunner().invoke(cli, ["explain", *args, *machine_args], catch_exceptions=False)
+    return ctxasm(["explain", *args, *machine_args])
 
 
 def every_status_tree(tmp_path: Path) -> Path:

@@ -22,12 +22,10 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assembler import PolicyError, RequestError
-from assembler.cli import cli
 from assembler.clients import registry
 from assembler.clients.base import FileRole, FormatContext, default_policy
 from assembler.discovery.context import Discovery, Run, ancestors
@@ -38,6 +36,7 @@ from assembler.live.side_by_side_view import cell_words, json_text, show
 from assembler.model import Layer, Reason, Source, Why
 from assembler.policy import agent_policy
 from assembler.tokens import text_stats
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import FIXTURES, ROOT, Link, build, git_init, machine
 
 _ON_THE_WAY = Reason(Why.ANCESTOR, "duo file on the way to cwd")
@@ -491,8 +490,9 @@ def cli_explain(project: Path, *args: str, columns: int = 80) -> Any:
     tmp = project.parent.parent
     (tmp / "home").mkdir(exist_ok=True)
     machine_args = ["--home", str(tmp / "home"), "--managed-dir", str(tmp / "managed")]
-    return CliRunner(env={"COLUMNS": str(columns), "NO_COLOR": ""}).invoke(
-        cli, ["explain", str(project), *args, *machine_args], catch_exceptions=False
+    return ctxasm(
+        ["explain", str(project), *args, *machine_args],
+        env={"COLUMNS": str(columns), "NO_COLOR": ""},
     )
 
 
@@ -624,11 +624,10 @@ def _every_agent_on(cwd: Path, home: Path, managed: Path, touches: list[Path]) -
     """`--policy all` in `cwd`, as text and JSON: no crash, every file it reports exists."""
     args = ["--home", str(home), "--managed-dir", str(managed), "--policy", "all"]
     args += [a for t in touches for a in ("--touch", str(t))]
-    runner = CliRunner(env={"COLUMNS": "80"})
-    text = runner.invoke(cli, ["explain", str(cwd), *args], catch_exceptions=False)
+    text = ctxasm(["explain", str(cwd), *args], env={"COLUMNS": "80"})
     assert text.exit_code in (0, 1), text.output
     assert text.output.startswith("ctxasm explain: ") and "internal error" not in text.output
-    as_json = runner.invoke(cli, ["explain", str(cwd), *args, "--json"], catch_exceptions=False)
+    as_json = ctxasm(["explain", str(cwd), *args, "--json"], env={"COLUMNS": "80"})
     data = json.loads(as_json.output)
     assert [a["client"] for a in data["agents"]] == [c.name for c in agents()]
     for row in data["files"]:
