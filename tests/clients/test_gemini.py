@@ -233,6 +233,7 @@ def test_lint_reports_a_bad_context_file_name_in_the_workspace_settings(tmp_path
     assert "is not a file name in a directory" in result.findings[0].message
 
 
+@pytest.mark.slow
 def test_a_hostile_context_file_is_bounded(tmp_path: Path) -> None:
     """200,000 imports and 100,000 code spans: at most 10,000 imports followed or reported,
     the rest left as written and said once (no quadratic scan of spans or lines)."""

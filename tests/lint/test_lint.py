@@ -1074,6 +1074,7 @@ def test_whole_repository_lint_checks_ignored_files_agents_read_by_name(tmp_path
     assert result.ignored == ("generated/AGENTS.md", "generated/CLAUDE.md")
 
 
+@pytest.mark.slow
 def test_files_git_lists_are_capped_like_a_walk(tmp_path: Path) -> None:
     """20,000 tracked instruction files (in git's index only): lint checks the first 10,000
     and says where it stopped (CTX008), as a walk does; it checked and reported them all."""
