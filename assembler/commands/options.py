@@ -1,6 +1,5 @@
 """The options several commands share and the values they hand a command: discovery (point
-it at any tree, hermetically), `--format` and `--out`; and `Command`, whose help ends with
-examples."""
+it at any tree, hermetically) and `--out`; and `Command`, whose help ends with examples."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import click
 
 from ..display import shown
-from ..output import formats
 
 if TYPE_CHECKING:
     from ..request import Options
@@ -139,35 +137,6 @@ def _discovery_options(func: F, *, touch: bool) -> F:
         decorated = option(decorated)
     return decorated  # type: ignore[no-any-return]
 
-
-if TYPE_CHECKING:
-    _Choice = click.Choice[str]
-else:  # click.Choice is generic from click 8.4 on
-    _Choice = click.Choice
-
-
-class FormatChoice(_Choice):
-    """The format registry's names, read whenever click needs them, not when the command is
-    defined: the formats of a client registered later (a plugin, a test) are offered too."""
-
-    def __init__(self) -> None:
-        super().__init__(())
-
-    @property
-    def choices(self) -> tuple[str, ...]:
-        return formats.names()
-
-    @choices.setter
-    def choices(self, value: tuple[str, ...]) -> None:
-        """`click.Choice.__init__` sets them once; these are always the registry's."""
-
-
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=FormatChoice(),
-    help="Output format (default: the policy's, xml).",
-)
 
 out_option = click.option(
     "--out",

@@ -12,7 +12,8 @@ from ..errors import RequestError
 from ..output.tiers import RequestOptions
 from ..request import checked_date
 from .echo import finish, write_output
-from .options import Command, DiscoveryArgs, discovery_options, format_option, out_option
+from .format_option import format_option
+from .options import Command, DiscoveryArgs, discovery_options, out_option
 from .request_options import request_options
 
 

@@ -12,7 +12,8 @@ import click
 from ..live.assembler import Assembler
 from ..live.watch import Update, Watcher, printable
 from .echo import report, write_output
-from .options import Command, DiscoveryArgs, discovery_options, format_option, out_option
+from .format_option import format_option
+from .options import Command, DiscoveryArgs, discovery_options, out_option
 
 
 @click.command(
