@@ -11,7 +11,7 @@ from ..display import shown
 from ..output.cache import build_report, load_snapshot, report_json, report_text, snapshot_text
 from ..output.tiers import RequestOptions, plan_for
 from .echo import finish, write_output
-from .options import Command, DiscoveryArgs, discovery_options
+from .options import Command, DiscoveryArgs, discovery_options, path_argument
 from .request_options import request_options
 
 
@@ -23,7 +23,7 @@ from .request_options import request_options
         "ctxasm cache --against before.json   # the first tier that changed, and the cost",
     ),
 )
-@click.argument("path", default=".", type=click.Path(path_type=Path))
+@path_argument
 @discovery_options
 @request_options(api=False)
 @click.option(

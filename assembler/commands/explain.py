@@ -13,7 +13,7 @@ from ..live.explain import explain as run_explain
 from ..live.side_by_side import side_by_side
 from ..policy import agent_policy
 from .echo import write_output
-from .options import Command, DiscoveryArgs, discovery_options
+from .options import Command, DiscoveryArgs, discovery_options, path_argument
 
 
 @click.command(
@@ -25,7 +25,7 @@ from .options import Command, DiscoveryArgs, discovery_options
         "ctxasm explain --json | jq '.sources[] | select(.status == \"skipped\")'",
     ),
 )
-@click.argument("path", default=".", type=click.Path(path_type=Path))
+@path_argument
 @discovery_options
 @click.option(
     "--json",

@@ -138,6 +138,8 @@ def _discovery_options(func: F, *, touch: bool) -> F:
     return decorated  # type: ignore[no-any-return]
 
 
+path_argument = click.argument("path", default=".", type=click.Path(path_type=Path))
+
 out_option = click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),

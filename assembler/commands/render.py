@@ -13,7 +13,7 @@ from ..output.tiers import RequestOptions
 from ..request import checked_date
 from .echo import finish, write_output
 from .format_option import format_option
-from .options import Command, DiscoveryArgs, discovery_options, out_option
+from .options import Command, DiscoveryArgs, discovery_options, out_option, path_argument
 from .request_options import request_options
 
 
@@ -37,7 +37,7 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
         "ctxasm render --format anthropic --ttl 1h --out request.json",
     ),
 )
-@click.argument("path", default=".", type=click.Path(path_type=Path))
+@path_argument
 @discovery_options
 @format_option
 @click.option(

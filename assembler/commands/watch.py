@@ -13,7 +13,7 @@ from ..live.assembler import Assembler
 from ..live.watch import Update, Watcher, printable
 from .echo import report, write_output
 from .format_option import format_option
-from .options import Command, DiscoveryArgs, discovery_options, out_option
+from .options import Command, DiscoveryArgs, discovery_options, out_option, path_argument
 
 
 @click.command(
@@ -24,7 +24,7 @@ from .options import Command, DiscoveryArgs, discovery_options, out_option
         "ctxasm watch services/api --format markdown",
     ),
 )
-@click.argument("path", default=".", type=click.Path(path_type=Path))
+@path_argument
 @discovery_options
 @format_option
 @out_option
