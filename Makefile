@@ -6,7 +6,7 @@ PY := $(BIN)/python
 STAMP_RUN := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
 
-.PHONY: demo test lint typecheck pytest bench wheel clean
+.PHONY: demo test quick lint typecheck pytest bench wheel clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ test: $(STAMP_TEST)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/pytest -q
+
+# The quick loop: the tests not marked slow, one worker per core (pytest-xdist).
+quick: $(STAMP_TEST)
+	$(BIN)/pytest -q -m "not slow" -n auto
 
 bench: $(STAMP_TEST)
 	$(PY) -m benchmarks

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
-from .cli import main
+import sys
 
-raise SystemExit(main())
+from .commands import main
+
+sys.exit(main())

@@ -53,7 +53,7 @@ def commands() -> tuple[list[str], list[str]]:
 
 def import_only() -> list[str]:
     """The floor plus importing the CLI and the library (everything but the work)."""
-    code = f"{FLOOR_CODE}; import assembler.cli, assembler.assembly, assembler.output.render"
+    code = f"{FLOOR_CODE}; import assembler.commands.render, assembler.assembly, assembler.output.render"
     return [python(), "-c", code]
 
 
@@ -126,7 +126,7 @@ _CHILD = """
 import cProfile, json, os, pstats, re, sys, time
 from collections import Counter
 t0 = time.perf_counter()
-from assembler.cli import main
+from assembler.commands import main
 t1 = time.perf_counter()
 out, sys.stdout = sys.stdout, open(os.devnull, "w")
 sys.stderr = open(os.devnull, "w")
@@ -210,7 +210,7 @@ def timed_process(cls, *args):
         counts[cls.__module__] += 1
 re._compile, dataclasses._process_class = timed_compile, timed_process
 t0 = time.perf_counter()
-import assembler.cli, assembler.assembly, assembler.output.render
+import assembler.commands.render, assembler.assembly, assembler.output.render
 total = time.perf_counter() - t0
 print(json.dumps({"total": total, "regex": regex.most_common(), "classes": classes.most_common(), "counts": counts}))
 """
@@ -261,7 +261,10 @@ def breakdown(runs: int = 5) -> None:
         return result
 
     times = [child("time") for _ in range(runs)]
-    row("in the process: import assembler.cli (median)", ms(median([t["import"] for t in times])))
+    row(
+        "in the process: import assembler.commands (median)",
+        ms(median([t["import"] for t in times])),
+    )
     row("in the process: first main() call (median)", ms(median([t["main"] for t in times])))
     prof = child("profile")
     total = prof["total"]
@@ -273,7 +276,7 @@ def breakdown(runs: int = 5) -> None:
     print("  regular expressions compiled during that main(), by the module compiling them:")
     for module, seconds in prof["regex"]:
         print(f"    {ms(seconds):>9}  {module}")
-    print("  assembler (and jinja2/tomllib entry) functions by cumulative time, below cli.render:")
+    print("  assembler (and jinja2/tomllib entry) functions by cumulative time, below main():")
     for func, filename, line, ncalls, cumtime in prof["ours"]:
         print(
             f"    {100 * cumtime / total:5.1f}%  cum {ms(cumtime):>9}  {ncalls:>4}x  {func}  ({_where(filename)}:{line})"
@@ -294,7 +297,7 @@ def run(runs: int = 21) -> list[Check]:
     ratio = c_med / f_med
     row("ratio ctxasm / floor (medians)", f"{ratio:.2f}x")
     row(
-        f"floor + import assembler.cli/.assembly/.render, {runs} runs",
+        f"floor + import assembler.commands.render/.assembly/.output.render, {runs} runs",
         f"median {ms(i_med)} ({i_med / f_med:.2f}x)",
     )
     row("  so: importing assembler beyond the floor", ms(i_med - f_med))

@@ -68,7 +68,7 @@ def cold(runs: int) -> Check:
     row(f"ctxasm lint CLAUDE.md, {runs} runs median", ms(median(ours)))
     row("ratio lint / floor (medians)", f"{ratio:.2f}x")
     probe = (
-        "import sys\nfrom assembler.cli import main\n"
+        "import sys\nfrom assembler.commands import main\n"
         f"main(['lint', {str(repo / 'CLAUDE.md')!r}, '--home', {str(demo / 'home')!r}, '--managed-dir', {str(demo / 'managed')!r}])\n"
     )
     done = subprocess.run(

@@ -27,7 +27,7 @@ WARMUP = 5
 
 def measure(edits: int) -> tuple[list[float], int]:
     from assembler import Assembler
-    from assembler.cli import write_output
+    from assembler.commands.echo import write_output
     from assembler.live.watch import Watcher
 
     m = generate()

@@ -80,12 +80,18 @@ def _no_real_machine() -> Iterator[None]:
             setattr(locations, name, value)
 
 
+# What a terminal tells rich about itself: pytest-xdist's workers inherit COLUMNS=80 and
+# LINES=24 (a developer's shell may export them, or NO_COLOR), and `explain` would print at
+# that width instead of the plain 120 columns of a run without a terminal.
+_TERMINAL = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR")
+
+
 @pytest.fixture(autouse=True)
 def _no_client_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """CLI tests run in this process: drop every CLAUDE_* (CODEX_*, GEMINI_*) variable the
-    developer may have."""
+    developer may have, and what the terminal around the test run says about itself."""
     for name in list(os.environ):
-        if name.startswith(("CLAUDE_", "CTXASM_", "CODEX_", "GEMINI_")):
+        if name.startswith(("CLAUDE_", "CTXASM_", "CODEX_", "GEMINI_")) or name in _TERMINAL:
             monkeypatch.delenv(name)
 
 

@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from assembler import Assembly, Severity, assemble
-from assembler.cli import cli
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import git_init
 from tests.helpers.unprivileged import as_unprivileged, traversable  # noqa: F401 (a fixture)
 
@@ -138,7 +137,7 @@ class Tree:
     def invoke(self, args: Sequence[str] | None = None) -> tuple[int, str, str]:
         """`ctxasm render` in this process (click's CliRunner): exit code, stdout, stderr."""
         with fifos_never_opened(self.root):
-            result = CliRunner().invoke(cli, args or self.cli_args(), catch_exceptions=False)
+            result = ctxasm(args or self.cli_args())
         return result.exit_code, result.stdout, result.stderr
 
     def cli_args(self) -> list[str]:

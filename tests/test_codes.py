@@ -6,11 +6,9 @@ import json
 import re
 from pathlib import Path
 
-from click.testing import CliRunner
-
 from assembler import codes
-from assembler.cli import cli
 from assembler.model import Severity
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import ROOT, build, git_init, machine, run
 from tests.helpers.trees import codes as codes_of
 
@@ -40,13 +38,13 @@ def test_render_and_lint_report_the_same_code_for_the_same_fact(tmp_path: Path) 
 
 
 def test_ctxasm_codes_prints_the_catalogue() -> None:
-    text = CliRunner().invoke(cli, ["codes"], catch_exceptions=False)
+    text = ctxasm(["codes"])
     assert text.exit_code == 0
     lines = text.stdout.splitlines()
     assert lines[0].split() == ["code", "lint", "load", "name", "summary"]
     assert len(lines) == 1 + len(codes.CATALOGUE)
     assert lines[1].split()[:4] == ["CTX001", "error", "error", "unreadable"]
-    as_json = CliRunner().invoke(cli, ["codes", "--json"], catch_exceptions=False)
+    as_json = ctxasm(["codes", "--json"])
     rows = json.loads(as_json.stdout)
     assert rows[0] == {
         "code": "CTX001",

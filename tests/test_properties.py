@@ -233,6 +233,7 @@ def test_rendering_is_deterministic(
             assert "home-level notes" not in text.partition(BOUNDARY)[0]
 
 
+@pytest.mark.slow
 def test_rendering_is_identical_across_processes(tmp_path: Path) -> None:
     """Separate CLI processes with different hash seeds (set/dict order) print the same bytes."""
     managed, home = tmp_path / "managed", tmp_path / "home"

@@ -7,6 +7,8 @@ the output is plain text without a single escape code, each layer drawn with its
 
 from __future__ import annotations
 
+import io
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
@@ -102,6 +104,11 @@ def _row_json(row: Row) -> dict[str, Any]:
 # --- terminal -----------------------------------------------------------------------------
 
 
+def on_terminal() -> bool:
+    """Whether stdout is a terminal: then colour (unless `NO_COLOR`), and rich measures it."""
+    return sys.stdout is not None and sys.stdout.isatty()
+
+
 def use_color(environ: Mapping[str, str], is_tty: bool) -> bool:
     return is_tty and not environ.get("NO_COLOR")
 
@@ -164,6 +171,20 @@ def show(
         say(note.line())
     for picture in _budget(explanation, color, min(BAR_WIDTH, console.width - 2)):
         console.print(picture)
+
+
+def text(
+    explanation: Explanation,
+    *,
+    environ: Mapping[str, str],
+    is_tty: bool,
+    show_all: bool = False,
+) -> str:
+    """What `show` prints, as one string: written at once, a reader that has gone is one
+    error line, not one per row."""
+    buffer = io.StringIO()
+    show(explanation, file=buffer, environ=environ, is_tty=is_tty, show_all=show_all)
+    return buffer.getvalue()
 
 
 # Skipped rows of one kind the table lists (a file of 200,000 missing imports, a clique of

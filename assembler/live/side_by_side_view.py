@@ -6,6 +6,7 @@ text otherwise; a path never wraps, it is folded from the left (`explain_view.fo
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -163,6 +164,13 @@ def show(result: SideBySide, *, file: TextIO, environ: Mapping[str, str], is_tty
             say(line, "dim" if color and i else "")
     if count > MAX_PASSAGES:
         say(f"{count - MAX_PASSAGES:,} more paragraphs not listed; --json lists them all")
+
+
+def text(result: SideBySide, *, environ: Mapping[str, str], is_tty: bool) -> str:
+    """What `show` prints, as one string (as `explain_view.text`)."""
+    buffer = io.StringIO()
+    show(result, file=buffer, environ=environ, is_tty=is_tty)
+    return buffer.getvalue()
 
 
 def _agents_table(agents: Sequence[AgentRun]) -> Table:

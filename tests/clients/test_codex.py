@@ -7,14 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from assembler import Assembler, Assembly, assemble
-from assembler.cli import cli
 from assembler.clients.codex import utf8_boundary
 from assembler.lint import lint
 from assembler.live.explain import Skip, Status, explain
 from assembler.live.watch import Watcher
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import Link, build, codes, git_init, listing, machine
 
 WRAP = "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"
@@ -255,11 +254,10 @@ def test_the_assembler_and_watch_follow_codex_inputs(tmp_path: Path) -> None:
 def test_cli_render_and_cache_with_the_codex_policy(tmp_path: Path) -> None:
     repo = _repo(tmp_path, {"repo/AGENTS.md": "root rules"})
     args = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "m")]
-    runner = CliRunner()
-    render = runner.invoke(cli, ["render", str(repo), "--policy", "codex", *args])
+    render = ctxasm(["render", str(repo), "--policy", "codex", *args])
     assert render.exit_code == 0
     assert render.stdout == WRAP.format(cwd=os.path.realpath(repo), text="root rules")
-    cache = runner.invoke(cli, ["cache", str(repo), "--policy", "codex", *args])
+    cache = ctxasm(["cache", str(repo), "--policy", "codex", *args])
     assert cache.exit_code == 0, cache.output
 
 

@@ -11,14 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from assembler import Assembler, assemble
-from assembler.cli import cli
 from assembler.clients import cursor
 from assembler.lint import lint
 from assembler.live.explain import Skip, Status, explain
 from assembler.live.watch import Watcher
+from tests.helpers.cli import ctxasm
 from tests.helpers.rule_trees import CURSOR_TREE, tree
 from tests.helpers.trees import Link, build, bytes_read, git_init, listing, machine
 
@@ -168,18 +167,14 @@ def test_the_cli_renders_and_explains_with_the_policy(tmp_path: Path, repo: Path
         "--managed-dir",
         str(tmp_path / "m"),
     ]
-    runner = CliRunner()
-    rendered = runner.invoke(
-        cli, ["render", str(repo), *args, "--touch", str(repo / "src" / "app.tsx")],
-        catch_exceptions=False,
-    )  # fmt: skip
+    rendered = ctxasm(["render", str(repo), *args, "--touch", str(repo / "src" / "app.tsx")])
     assert rendered.exit_code == 0
     assert '<subdirectory_instructions source=".cursor/rules/web/react.mdc">' in rendered.stdout
-    explained = runner.invoke(cli, ["explain", str(repo), *args, "--json"], catch_exceptions=False)
+    explained = ctxasm(["explain", str(repo), *args, "--json"])
     assert explained.exit_code == 0
     rows = json.loads(explained.stdout)["sources"]
     assert {r["path"]: r["status"] for r in rows}[".cursor/rules/release.mdc"] == "skipped"
-    cached = runner.invoke(cli, ["cache", str(repo), *args], catch_exceptions=False)
+    cached = ctxasm(["cache", str(repo), *args])
     assert cached.exit_code == 0 and "static prefix" in cached.stdout
 
 
@@ -252,9 +247,7 @@ def test_render_out_refuses_a_rule_that_waits_for_a_touch(tmp_path: Path, repo: 
         "--managed-dir",
         str(tmp_path / "m"),
     ]
-    result = CliRunner().invoke(
-        cli, ["render", str(repo), *args, "--out", str(target)], catch_exceptions=False
-    )
+    result = ctxasm(["render", str(repo), *args, "--out", str(target)])
     assert result.exit_code == 2 and "source" in result.stderr
     assert target.read_text() == before
 

@@ -9,13 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from assembler import Assembler, Assembly, assemble
-from assembler.cli import cli
 from assembler.clients.gemini_imports import code_regions, find_imports
 from assembler.lint import lint
 from assembler.live.explain import Status, explain
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import Link, build, bytes_read, git_init, machine
 
 PREAMBLE = "# Contextual Instructions (GEMINI.md)\nThe following content is loaded from local and global configuration files.\n"
@@ -205,10 +204,10 @@ def test_explain_lists_the_context_files_and_the_assembler_reuses(tmp_path: Path
 def test_cli_render_of_the_gemini_format(tmp_path: Path) -> None:
     build(tmp_path, {"w/GEMINI.md": "hello"})
     args = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "m")]
-    result = CliRunner().invoke(cli, ["render", str(tmp_path / "w"), "--policy", "gemini", *args])
+    result = ctxasm(["render", str(tmp_path / "w"), "--policy", "gemini", *args])
     real = os.path.realpath(tmp_path / "w")
     assert (result.exit_code, result.stdout) == (0, _project(_block(f"{real}/GEMINI.md", "hello")))
-    cache = CliRunner().invoke(cli, ["cache", str(tmp_path / "w"), "--policy", "gemini", *args])
+    cache = ctxasm(["cache", str(tmp_path / "w"), "--policy", "gemini", *args])
     assert cache.exit_code == 0, cache.output
 
 
@@ -234,6 +233,7 @@ def test_lint_reports_a_bad_context_file_name_in_the_workspace_settings(tmp_path
     assert "is not a file name in a directory" in result.findings[0].message
 
 
+@pytest.mark.slow
 def test_a_hostile_context_file_is_bounded(tmp_path: Path) -> None:
     """200,000 imports and 100,000 code spans: at most 10,000 imports followed or reported,
     the rest left as written and said once (no quadratic scan of spans or lines)."""

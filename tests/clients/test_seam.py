@@ -16,10 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
 from assembler import Assembler, PolicyError, assemble, load_policy
-from assembler.cli import cli
 from assembler.clients import registry
 from assembler.clients.base import FileKind, FileRole, FormatContext
 from assembler.discovery.context import Discovery, Run, ancestors
@@ -29,6 +27,7 @@ from assembler.live.explain import Status, explain
 from assembler.live.watch import Watcher
 from assembler.model import Assembled, Layer, Reason, Why
 from assembler.output import formats
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import DATA, build, git_init, machine
 
 _IN_CHAIN = Reason(Why.ANCESTOR, "toy file on the way to cwd")
@@ -169,10 +168,8 @@ def test_the_cli_offers_and_renders_the_clients_format(
     toy: Toy, project: Path, tmp_path: Path
 ) -> None:
     args = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
-    result = CliRunner().invoke(
-        cli,
-        ["render", str(project), "--policy", str(tmp_path / "toy.toml"), "--format", "toy", *args],
-        catch_exceptions=False,
+    result = ctxasm(
+        ["render", str(project), "--policy", str(tmp_path / "toy.toml"), "--format", "toy", *args]
     )
     assert (result.exit_code, result.stdout) == (0, "TOY CONTEXT for .\nTOY.md: Root toy rules.\n")
 

@@ -175,6 +175,7 @@ ODD = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(ODD | JUNK, max_size=6), conversations())
 def test_any_junk_is_left_alone_and_never_crashes_the_pipeline(

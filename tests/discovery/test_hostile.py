@@ -197,6 +197,7 @@ def _machine_options(tmp_path: Path) -> list[str]:
     return ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
 
 
+@pytest.mark.slow
 def test_a_path_deeper_than_the_recursion_limit(tmp_path: Path) -> None:
     """Touching it, starting in it, and explaining there: no RecursionError, no quadratic
     `realpath` (each directory is resolved once)."""

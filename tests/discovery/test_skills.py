@@ -330,7 +330,9 @@ def test_a_hundred_skills_of_3_mb_descriptions_stay_small(tmp_path: Path, comman
         build(repo, {f".claude/skills/s{i:03d}/SKILL.md": text})
     machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
     limit = f"resource.setrlimit(resource.RLIMIT_AS, ({1 << 30}, {1 << 30}))"
-    run_cli = f"import resource, sys; {limit}; from assembler.cli import main; sys.exit(main())"
+    run_cli = (
+        f"import resource, sys; {limit}; from assembler.commands import main; sys.exit(main())"
+    )
     out = tmp_path / "out.txt"
     measured = subprocess.run(
         [sys.executable, "-c", _PEAK, str(out), sys.executable, "-c", run_cli, command, str(repo), *machine],

@@ -126,6 +126,7 @@ def _clique(n: int) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_an_import_clique_is_walked_once_per_file_within_the_budget(tmp_path: Path) -> None:
     """60 rules that all import each other: 3,540 imports from each, 212,400 for all (the
     walk took 8 s); each file's walk stops at the budget and says so."""
@@ -198,6 +199,7 @@ def test_select_keeps_ctx008_and_ignore_drops_it(tmp_path: Path) -> None:
     assert {f.code for f in ignored.findings} == {"CTX501"}
 
 
+@pytest.mark.slow
 def test_a_deep_tree_outside_git_is_walked(tmp_path: Path) -> None:
     """1,100 nested directories: `os.walk` recursed and crashed (exit 3)."""
     top = tmp_path / "repo"
@@ -287,6 +289,7 @@ def test_more_placeholders_are_not_secrets(tmp_path: Path, text: str) -> None:
     assert lint(["CLAUDE.md"], base=repo, **machine(tmp_path)).findings == ()
 
 
+@pytest.mark.slow
 def test_a_rules_link_to_a_large_tree_is_linted_as_far_as_the_client_loads(tmp_path: Path) -> None:
     """A link to `/` or a home directory in `.claude/rules`: lint lists no more than the
     client's walk loads (1,000 files), says where it stopped, and is done in seconds."""

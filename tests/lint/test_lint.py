@@ -730,7 +730,7 @@ def test_lint_does_not_import_jinja2_watchdog_or_rich(tmp_path: Path) -> None:
         },
     )
     probe = (
-        "import sys\nfrom assembler.cli import main\n"
+        "import sys\nfrom assembler.commands import main\n"
         f"code = main(['lint', '--home', {str(tmp_path / 'h')!r}, '--managed-dir', {str(tmp_path / 'm')!r}])\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'jinja2', 'watchdog', 'rich'})\n"
         "print(code, heavy)\n"
@@ -1074,6 +1074,7 @@ def test_whole_repository_lint_checks_ignored_files_agents_read_by_name(tmp_path
     assert result.ignored == ("generated/AGENTS.md", "generated/CLAUDE.md")
 
 
+@pytest.mark.slow
 def test_files_git_lists_are_capped_like_a_walk(tmp_path: Path) -> None:
     """20,000 tracked instruction files (in git's index only): lint checks the first 10,000
     and says where it stopped (CTX008), as a walk does; it checked and reported them all."""
@@ -1093,7 +1094,7 @@ def test_an_index_of_over_a_million_paths_is_linted_in_bounded_memory(tmp_path: 
     script = (
         "import resource, sys\n"
         "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
-        "from assembler.cli import main\n"
+        "from assembler.commands import main\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
     done = subprocess.run(

@@ -22,22 +22,22 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assembler import PolicyError, RequestError
-from assembler.cli import cli
 from assembler.clients import registry
 from assembler.clients.base import FileRole, FormatContext, default_policy
 from assembler.discovery.context import Discovery, Run, ancestors
 from assembler.discovery.loader import Loader
 from assembler.live.explain import Skip
+from assembler.live.explain_view import unbroken
 from assembler.live.side_by_side import SideBySide, agents, side_by_side
 from assembler.live.side_by_side_view import cell_words, json_text, show
 from assembler.model import Layer, Reason, Source, Why
 from assembler.policy import agent_policy
 from assembler.tokens import text_stats
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import FIXTURES, ROOT, Link, build, git_init, machine
 
 _ON_THE_WAY = Reason(Why.ANCESTOR, "duo file on the way to cwd")
@@ -491,8 +491,9 @@ def cli_explain(project: Path, *args: str, columns: int = 80) -> Any:
     tmp = project.parent.parent
     (tmp / "home").mkdir(exist_ok=True)
     machine_args = ["--home", str(tmp / "home"), "--managed-dir", str(tmp / "managed")]
-    return CliRunner(env={"COLUMNS": str(columns), "NO_COLOR": ""}).invoke(
-        cli, ["explain", str(project), *args, *machine_args], catch_exceptions=False
+    return ctxasm(
+        ["explain", str(project), *args, *machine_args],
+        env={"COLUMNS": str(columns), "NO_COLOR": ""},
     )
 
 
@@ -514,7 +515,8 @@ def test_the_text_view_at_80_columns(duo: Duo, project: Path, deep: Path) -> Non
     result = side_by_side(project, clients=PAIR, touched=[deep], **machine(project.parent.parent))
     output = view(result, 80)
     head, rest = output.split("touched: ", 1)  # the head names the (long) tmp path
-    assert " ".join(head.split()) == f"ctxasm explain: {project} (every agent: claude-code, duo)"
+    expected = f"ctxasm explain: {project} (every agent: claude-code, duo)"
+    assert " ".join(head.split()) == unbroken(expected, 80)  # a path over 80 cells is folded
     lines = ("touched: " + rest).split("\n")
     assert "\n".join(line.rstrip() for line in lines) == AT_80
     assert all(len(line) <= 80 for line in output.split("\n"))
@@ -624,11 +626,10 @@ def _every_agent_on(cwd: Path, home: Path, managed: Path, touches: list[Path]) -
     """`--policy all` in `cwd`, as text and JSON: no crash, every file it reports exists."""
     args = ["--home", str(home), "--managed-dir", str(managed), "--policy", "all"]
     args += [a for t in touches for a in ("--touch", str(t))]
-    runner = CliRunner(env={"COLUMNS": "80"})
-    text = runner.invoke(cli, ["explain", str(cwd), *args], catch_exceptions=False)
+    text = ctxasm(["explain", str(cwd), *args], env={"COLUMNS": "80"})
     assert text.exit_code in (0, 1), text.output
     assert text.output.startswith("ctxasm explain: ") and "internal error" not in text.output
-    as_json = runner.invoke(cli, ["explain", str(cwd), *args, "--json"], catch_exceptions=False)
+    as_json = ctxasm(["explain", str(cwd), *args, "--json"], env={"COLUMNS": "80"})
     data = json.loads(as_json.output)
     assert [a["client"] for a in data["agents"]] == [c.name for c in agents()]
     for row in data["files"]:

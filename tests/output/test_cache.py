@@ -7,24 +7,19 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from assembler.cli import cli
 from assembler.discovery.settings import slug
 from assembler.output.cache import Snapshot, TierState, compare
 from assembler.output.tiers import TTL
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import build, git_init
 
 WORDS = "lorem ipsum dolor sit amet " * 60  # 1,620 characters: 405 tokens
 
 
 def cache(tmp_path: Path, repo: Path, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(
-        cli,
-        ["cache", str(repo), "--home", str(tmp_path / "home"), "--managed-dir",
-         str(tmp_path / "managed"), *args],
-        catch_exceptions=False,
-    )  # fmt: skip
+    result = ctxasm(["cache", str(repo), "--home", str(tmp_path / "home"), "--managed-dir",
+         str(tmp_path / "managed"), *args])  # fmt: skip
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -208,9 +203,7 @@ def test_what_cache_says_before_and_after_its_work(tmp_path: Path) -> None:
     )
     assert (code, out) == (2, "") and "memory=1h follows project at 5m" in err  # before the path
     machine = ["--home", str(tmp_path / "nope"), "--managed-dir", str(tmp_path)]
-    result = CliRunner().invoke(
-        cli, ["cache", str(repo), *machine, "--touch", str(repo / "gone.py")]
-    )
+    result = ctxasm(["cache", str(repo), *machine, "--touch", str(repo / "gone.py")])
     assert f"ctxasm: warning: --touch {repo / 'gone.py'}: no such file" in result.stderr
 
 

@@ -12,11 +12,10 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from click.testing import CliRunner
 
 from assembler import Assembly, assemble
-from assembler.cli import cli
 from assembler.output.tiers import RequestOptions, make_options, text_hash
+from tests.helpers.cli import ctxasm
 from tests.helpers.fake_api import FakeAPI
 from tests.helpers.golden import PLACEHOLDER, check_golden
 from tests.helpers.trees import DATA, bootstrap_assembly, build, demo_assembly, git_init
@@ -261,12 +260,8 @@ def test_the_openai_sdk_sends_our_prefix_and_cache_key_unchanged(
 
 
 def _render(tmp_path: Path, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(
-        cli,
-        ["render", str(tmp_path / "repo"), "--home", str(tmp_path / "home"),
-         "--managed-dir", str(tmp_path / "managed"), *args],
-        catch_exceptions=False,
-    )  # fmt: skip
+    result = ctxasm(["render", str(tmp_path / "repo"), "--home", str(tmp_path / "home"),
+         "--managed-dir", str(tmp_path / "managed"), *args])  # fmt: skip
     return result.exit_code, result.stdout, result.stderr
 
 

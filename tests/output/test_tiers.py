@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -250,5 +251,11 @@ def test_tiers_of_a_real_tree(tmp_path: Path) -> None:
         '<project_instructions source=".claude/rules/a.md">\nRule.\n</project_instructions>'
     )
     assert [t.tokens for t in result.tiers] == [estimate_tokens(t.text) for t in result.tiers]
-    assert [t.start for t in result.tiers] == [0, 32, 51, 90]  # the running sums
+    assert [t.tokens for t in result.tiers[1:3]] == [19, 39]  # the first names tmp_path
+    assert (
+        [t.start for t in result.tiers]
+        == list(  # the running sums
+            itertools.accumulate((t.tokens for t in result.tiers[:-1]), initial=0)
+        )
+    )
     assert result.static_text == result.tiers[0].text

@@ -236,7 +236,10 @@ def test_comment_fast_paths_agree_with_the_lexer(lines: list[str], end: str) -> 
     [
         "> " * 5000 + "x @a.md <!-- c -->\n<!-- d -->\n",
         "- " * 5000 + "x @a.md <!-- c -->\n<!-- d -->\n",
-        "".join("  " * i + "- x @a.md\n" for i in range(3000)) + "<!-- d -->\n",
+        pytest.param(  # 9 MB of indentation: seconds of CPU
+            "".join("  " * i + "- x @a.md\n" for i in range(3000)) + "<!-- d -->\n",
+            marks=pytest.mark.slow,
+        ),
         ("> - a @a.md\n>   - b\n" * 500) + "<!-- d -->\n",
         "@a.md " + "*" * 3000 + "a" + "*" * 3000 + "\n<!-- d -->\n",
         "@a.md " + "[a](" * 3000 + "\n<!-- d -->\n",

@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-from click.testing import CliRunner
-
-from assembler.cli import cli
-from tests.helpers.trees import ROOT, build, git_init
+from tests.helpers.cli import ctxasm
+from tests.helpers.trees import build, git_init
 
 
 def invoke(tmp_path: Path, *args: str) -> tuple[int, str, str]:
     (tmp_path / "home").mkdir(exist_ok=True)
-    result = CliRunner().invoke(
-        cli,
+    result = ctxasm(
         [
             "render",
             *args,
@@ -25,8 +19,7 @@ def invoke(tmp_path: Path, *args: str) -> tuple[int, str, str]:
             str(tmp_path / "home"),
             "--managed-dir",
             str(tmp_path / "managed"),
-        ],
-        catch_exceptions=False,
+        ]
     )
     return result.exit_code, result.stdout, result.stderr
 
@@ -90,29 +83,6 @@ def test_warnings_go_to_stderr_one_line_each(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("command", ["render", "explain", "lint", "cache"])
-def test_a_missing_home_is_a_warning(tmp_path: Path, command: str) -> None:
-    """A typo in --home would silently drop the user's layer: say so, and still run."""
-    git_init(tmp_path / "repo")
-    build(tmp_path, {"repo/CLAUDE.md": "project rules"})
-    home = tmp_path / "hmoe"
-    machine = ["--home", str(home), "--managed-dir", str(tmp_path / "managed")]
-    target = (
-        [str(tmp_path / "repo" / "CLAUDE.md")] if command == "lint" else [str(tmp_path / "repo")]
-    )
-    result = CliRunner().invoke(cli, [command, *target, *machine], catch_exceptions=False)
-    assert result.exit_code == 0, result.stderr
-    warning = (
-        f"ctxasm: warning: --home {home}: no such directory; no user instructions, settings "
-        "or auto memory are loaded: check the path"
-    )
-    assert result.stderr.splitlines()[0] == warning
-    home.mkdir()
-    again = CliRunner().invoke(cli, [command, *target, *machine], catch_exceptions=False)
-    assert warning not in again.stderr
-    assert again.stdout == result.stdout
-
-
 def test_errors_in_files_exit_1_and_still_render(tmp_path: Path) -> None:
     git_init(tmp_path / "repo")
     build(tmp_path, {"repo/CLAUDE.md": "ok", "repo/CLAUDE.local.md": "bin\0ary"})
@@ -170,79 +140,6 @@ def test_unwritable_out_is_one_line(tmp_path: Path) -> None:
     )
     assert code == 2
     assert err.startswith(f"ctxasm: {tmp_path}/no/dir/x.txt: cannot write")
-
-
-def test_home_option_ignores_claude_config_dir(tmp_path: Path, monkeypatch: object) -> None:
-    import pytest
-
-    assert isinstance(monkeypatch, pytest.MonkeyPatch)
-    git_init(tmp_path / "repo")
-    build(tmp_path, {"home/.claude/CLAUDE.md": "from --home", "elsewhere/CLAUDE.md": "from env"})
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
-    code, out, _ = invoke(tmp_path, str(tmp_path / "repo"))
-    assert code == 0
-    assert "from --home" in out
-    assert "from env" not in out
-
-
-def test_python_dash_m_and_version() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "assembler", "--version"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 0
-    assert result.stdout.startswith("ctxasm, version 0.")
-
-
-def test_internal_errors_exit_3_with_one_line(tmp_path: Path) -> None:
-    git_init(tmp_path / "repo")
-    script = (
-        "import assembler.clients.claude_code as c\n"
-        "def boom(*args, **kwargs): raise RuntimeError('kaboom')\n"
-        "c.ClaudeCode.discover = boom\n"
-        "from assembler.cli import main\n"
-        f"raise SystemExit(main(['render', {str(tmp_path / 'repo')!r}, '--home', {str(tmp_path)!r}, '--managed-dir', {str(tmp_path)!r}]))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=False, cwd=ROOT
-    )
-    assert result.returncode == 3
-    assert result.stderr == (
-        "ctxasm: internal error: RuntimeError: kaboom; rerun with CTXASM_DEBUG=1 for the traceback and report it\n"
-    )
-
-
-def _help(*args: str) -> str:
-    result = CliRunner().invoke(cli, [*args, "--help"], catch_exceptions=False)
-    assert (result.exit_code, result.stderr) == (0, ""), args
-    return result.stdout
-
-
-def test_help_lists_whole_summaries_and_ends_every_command_with_examples() -> None:
-    """`ctxasm --help` lists each command with a summary that is not cut short; each
-    command's help documents every option and ends with examples of it."""
-    import click
-
-    ctx = click.Context(cli)
-    names = cli.list_commands(ctx)
-    listing = _help().split("Commands:\n")[1]
-    assert "..." not in listing, listing
-    assert sorted(line.split()[0] for line in listing.splitlines() if line.strip()) == names
-    for name in names:
-        command = cli.get_command(ctx, name)
-        assert command is not None
-        undocumented = [
-            p.name for p in command.params if isinstance(p, click.Option) and not p.help
-        ]
-        assert undocumented == [], name
-        text = _help(name)
-        options, _, examples = text.partition("\nExamples:\n")
-        assert "\nOptions:\n" in options and examples, (name, text)
-        shown = [line.strip() for line in examples.splitlines() if line.strip()]
-        assert 2 <= len(shown) <= 3 and all(s.startswith("ctxasm ") for s in shown), (name, text)
-        assert all(s.split()[1] == name for s in shown), (name, shown)
 
 
 def test_policy_all_outside_explain_says_where_it_works(tmp_path: Path) -> None:

@@ -1,0 +1,76 @@
+"""`ctxasm lint`: check instruction files; the pre-commit hook's entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..lint import lint as run_lint
+from ..lint.report import render as render_findings
+from ..lint.report import summary
+from .echo import write_output
+from .options import Command, DiscoveryArgs, start_discovery_options
+
+
+def _codes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    """`--select CTX2,ctx301 --select CTX5` as ("CTX2", "CTX301", "CTX5")."""
+    return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+
+
+@click.command(
+    "lint",
+    cls=Command,
+    examples=(
+        "ctxasm lint                          # every instruction file of the repository",
+        "ctxasm lint CLAUDE.md .claude/rules/*.md --format sarif",
+        "ctxasm lint --cwd services/api --select CTX2,CTX3",
+    ),
+)
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--cwd",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also check the whole context of this directory.",
+)
+@start_discovery_options
+@click.option(
+    "--select",
+    multiple=True,
+    callback=_codes,
+    help="Only these codes or prefixes (comma-separated, repeatable).",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    callback=_codes,
+    help="Skip these codes or prefixes (comma-separated, repeatable).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", "sarif")),
+    default="text",
+    show_default=True,
+    help="text: one line per finding; json; sarif: for code scanning.",
+)
+@click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too, not only errors.")
+@click.option("--quiet", "-q", is_flag=True, help="No summary line after the findings.")
+def lint(
+    files: tuple[Path, ...],
+    cwd: Path | None,
+    discovery: DiscoveryArgs,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fmt: str,
+    strict: bool,
+    quiet: bool,
+) -> int:
+    """Check instruction files (all of them under . when FILES is empty)."""
+    options = discovery.options(touched=False)
+    result = run_lint(files, cwd=cwd, select=select, ignore=ignore, **options)
+    write_output(render_findings(result.findings, fmt), None)
+    if fmt == "text" and not quiet:
+        counts = (len(result.files), result.ignored, result.memory)
+        click.echo(summary(result.findings, *counts), err=True)
+    return 1 if result.fails(strict=strict) else 0

@@ -1,0 +1,62 @@
+"""`ctxasm render`: the context an agent started in a directory sees."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+
+from ..assembly import assemble
+from ..errors import RequestError
+from ..output.tiers import RequestOptions
+from ..request import checked_date
+from .echo import finish, write_output
+from .format_option import format_option
+from .options import Command, DiscoveryArgs, discovery_options, out_option, path_argument
+from .request_options import request_options
+
+
+def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise click.BadParameter(f"{value!r} is not a date like 2026-01-31")
+    try:
+        return checked_date(value)
+    except RequestError:
+        raise click.BadParameter(f"{value!r} is not a calendar date like 2026-01-31") from None
+
+
+@click.command(
+    "render",
+    cls=Command,
+    examples=(
+        "ctxasm render                        # what an agent started here loads",
+        "ctxasm render services/api --touch services/api/src/app.ts --format markdown",
+        "ctxasm render --format anthropic --ttl 1h --out request.json",
+    ),
+)
+@path_argument
+@discovery_options
+@format_option
+@click.option(
+    "--date",
+    callback=_date,
+    help="Date for the claude-code format (YYYY-MM-DD; default today).",
+)
+@out_option
+@request_options(api=True)
+def render(
+    path: Path,
+    discovery: DiscoveryArgs,
+    fmt: str | None,
+    date: str | None,
+    out: Path | None,
+    env: bool,
+    request: RequestOptions | None,
+) -> int:
+    """Print the context an agent started in PATH would see."""
+    assembly = assemble(path, environment=env, **discovery.options())
+    write_output(assembly.render(fmt, date=date, options=request), out, assembly)
+    return finish(assembly)
