@@ -267,10 +267,14 @@ def request_options(*, api: bool) -> Callable[[F], F]:
 
 
 def cli_environ(home: Path | None) -> dict[str, str]:
-    """The process environment; with `--home`, minus `CLAUDE_CONFIG_DIR` (which would win)."""
+    """The process environment; with `--home`, minus the variables that move an agent's home
+    directory (`Client.home_variables`), which would win over it."""
     environ = dict(os.environ)
     if home is not None:
-        environ.pop("CLAUDE_CONFIG_DIR", None)
+        from .clients import registry
+
+        for name in registry.home_variables():
+            environ.pop(name, None)
     return environ
 
 
@@ -507,9 +511,11 @@ def _codes_command() -> click.Command:
     @handle_errors
     def codes_command(as_json: bool) -> None:
         """List every diagnostic code: its name, severity in lint and at load, and summary."""
-        from .codes import CATALOGUE, catalogue_json, catalogue_text
+        from .clients.registry import catalogue
+        from .codes import catalogue_json, catalogue_text
 
-        write_output(catalogue_json(CATALOGUE) if as_json else catalogue_text(CATALOGUE), None)
+        entries = catalogue()
+        write_output(catalogue_json(entries) if as_json else catalogue_text(entries), None)
 
     return codes_command
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from . import resources
 from .clients import registry
-from .clients.base import Client, default_policy
+from .clients.base import Client
 from .discovery.disk import Disk
 from .discovery.locations import within
 from .discovery.reader import ReadStatus
@@ -442,10 +442,10 @@ def resolve_policy(
     return _build(_load_document(doc, origin, path.parent, (), disk, project_root), origin)
 
 
-def agent_policy(client: Client) -> Policy:
+def agent_policy(client: Client[Any]) -> Policy:
     """The policy `client` runs with when only the client is named (`explain --client`,
     `--policy all`, lint asking a client that loads a file what it says of it)."""
-    spec = default_policy(client)
+    spec = client.default_policy
     try:
         policy = load_policy(spec)
     except PolicyError as err:

@@ -8,7 +8,7 @@ import pytest
 
 from assembler import Layer, estimate_tokens
 from assembler.budget import format_file_size, limit_chars, truncate_index
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from tests.helpers.trees import build, git_init, run
 
 

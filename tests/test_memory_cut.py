@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from assembler.budget import truncate_index
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from tests.helpers.trees import DATA, git_init, run
 
 

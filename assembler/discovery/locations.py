@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
 from .disk import Disk
@@ -46,6 +46,18 @@ def env_truthy(environ: Mapping[str, str], name: str) -> bool:
 
 def env_falsy(environ: Mapping[str, str], name: str) -> bool:
     return environ.get(name, "").strip().lower() in _FALSY
+
+
+# Where skills live in the open Agent Skills layout (agentskills.io), which agents besides a
+# client's own skills directories read: `.agents/skills/<name>/`.
+OPEN_SKILL_HOME = ".agents"
+
+
+def in_skill_folder(path: Path, homes: Collection[str]) -> bool:
+    """Whether `path` is inside a skill's folder, `<home>/skills/<name>/...` for one of
+    `homes` (directory names): a skill's own file, read with the skill."""
+    parts = path.parts
+    return any(parts[i] in homes and parts[i + 1] == "skills" for i in range(len(parts) - 3))
 
 
 def find_git_root(

@@ -9,6 +9,7 @@ DIR. Codes, names and default severities come from the one catalogue (`assembler
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple, Unpack
 
 from .. import codes
+from ..clients import registry
 from ..discovery.disk import Disk
 from ..discovery.locations import find_git_root
 from ..discovery.rules import RULES_MAX_FILES
@@ -96,17 +98,18 @@ def _levels(
     """The effective severity of every lint code (None: not selected)."""
     chosen_select = tuple(select) or policy.lint.select
     chosen_ignore = (*policy.lint.ignore, *ignore)
+    every = registry.lint_codes()
     for code in (*chosen_select, *chosen_ignore):
-        if not any(entry.code.startswith(code) for entry in codes.LINT_CODES):
+        if not any(entry.code.startswith(code) for entry in every):
             raise LintError(f"{code}: no such lint code; `ctxasm codes` lists them")
     overrides = dict(policy.lint.severity)
     for code in overrides:
-        if code not in codes.BY_CODE or codes.BY_CODE[code].lint is None:
+        if code not in {entry.code for entry in every}:
             raise LintError(
                 f"{policy.origin}: lint.severity names unknown code '{code}'; `ctxasm codes` lists them"
             )
     levels: dict[str, Severity | None] = {}
-    for entry in codes.LINT_CODES:
+    for entry in every:
         # Selecting codes keeps CTX008 on: it says that findings of those codes were left out.
         on = (
             not chosen_select
@@ -118,24 +121,47 @@ def _levels(
     return levels
 
 
-# Git-ignored files an agent reads all the same (`CLAUDE.local.md` is ignored by design; the
-# agents read `CLAUDE.md`, `AGENTS.md` and `GEMINI.md` by name, ignored or not), and
-# `.claude/CLAUDE.local.md`, which it never reads (CTX401): whole-repository lint checks them.
-_READ_WHEN_IGNORED = (
-    ":(glob)**/CLAUDE.local.md",
-    ":(glob)**/CLAUDE.md",
-    ":(glob)**/AGENTS.md",
-    ":(glob)**/AGENTS.override.md",
-    ":(glob)**/GEMINI.md",
-    ":(glob)**/.claude/**",
-)
-# Not in vendored or built trees (`.venv/.../AGENTS.md` is a package's, not the project's).
-_IGNORED_BUT_READ = re.compile(
-    r"^(?!.*(?:^|/)(?:node_modules|\.venv|venv|__pycache__|\.tox|dist|build|\.claude/worktrees)/)"
-    r"(?:[^/]+/)*?"
-    r"(?:CLAUDE\.local\.md|CLAUDE\.md|AGENTS(?:\.override)?\.md|GEMINI\.md"
-    r"|\.claude/(?:CLAUDE\.md|CLAUDE\.local\.md|rules/.+\.md))$"
-)
+def _read_when_ignored() -> tuple[str, ...]:
+    """Git pathspecs of the git-ignored files an agent reads all the same (every registered
+    client's `read_when_ignored`): whole-repository lint asks git for them and checks them."""
+    globs = (g for client in registry.clients() for g in client.read_when_ignored)
+    return tuple(dict.fromkeys(f":(glob){g}" for g in globs))
+
+
+def _ignored_but_read() -> re.Pattern[str]:
+    """Which of the ignored files git lists for `_read_when_ignored` lint checks: those the
+    globs match (git lists a whole ignored directory's files), not in vendored or built trees
+    (`.venv/.../AGENTS.md` is a package's, not the project's) nor in a directory an agent
+    keeps copies of the project in (`Client.scratch_dirs`)."""
+    clients = registry.clients()
+    globs = tuple(g for client in clients for g in client.read_when_ignored)
+    scratch = tuple(d for client in clients for d in client.scratch_dirs)
+    return _ignored_pattern(globs, (*sorted(_SKIP_DIRS - {".git"}), *scratch))
+
+
+@functools.lru_cache(maxsize=8)
+def _ignored_pattern(globs: tuple[str, ...], skipped: tuple[str, ...]) -> re.Pattern[str]:
+    below = "|".join(re.escape(d) for d in dict.fromkeys(skipped))
+    wanted = "|".join(dict.fromkeys(_glob_regex(g) for g in globs)) or "(?!)"
+    return re.compile(rf"^(?!.*(?:^|/)(?:{below})/)(?:{wanted})$")
+
+
+def _glob_regex(glob: str) -> str:
+    """A git `:(glob)` pathspec as a regular expression: `**/` any directories (none too),
+    `*` and `?` within one name."""
+    out = []
+    for part in re.split(r"(\*\*/|/\*\*$|\*|\?)", glob):
+        if part == "**/":
+            out.append("(?:[^/]+/)*")
+        elif part == "/**":
+            out.append("/.+")
+        elif part == "*":
+            out.append("[^/]*")
+        elif part == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(part))
+    return "".join(out)
 
 
 def _discover_files(
@@ -147,7 +173,7 @@ def _discover_files(
     link, as the client loads it (git lists only the link)."""
     if repo is None:
         return _walk(root, root, stopped)
-    repo.walk(_READ_WHEN_IGNORED)
+    repo.walk(_read_when_ignored())
     tracked = _tracked_files(root, repo, stopped)
     return _together(tracked, _other_files(root, repo, stopped, ignored, tracked))
 
@@ -183,11 +209,12 @@ def _other_files(
     found = set(_instruction_files(repo, untracked, base, stopped, room))
     have = set(tracked)
     prefix = "" if base in ("", ".") else base + "/"
+    read_anyway = _ignored_but_read()
     for name in ignored_names:
         path = repo.root / name
         if (
             name.startswith(prefix)
-            and _IGNORED_BUT_READ.match(name)
+            and read_anyway.match(name)
             and path not in have
             and path not in found
         ):
@@ -422,7 +449,7 @@ def _index_whole_tree(
     `memory`), indexed as they are found: the tracked files while git walks the working tree
     for the others (on a large tree the walk takes as long as indexing)."""
     if repo is not None:
-        repo.walk(_READ_WHEN_IGNORED)
+        repo.walk(_read_when_ignored())
     context.start_index(here)
     tracked = _tracked_files(here, repo, stopped) if repo is not None else []
     context.index_files(tracked)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import codes
 from ..clients import registry
-from ..clients.base import Client, FileKind, follows_imports_outside_cwd, notes_at_start
+from ..clients.base import Client, FileKind
 from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
@@ -27,10 +27,10 @@ from ..discovery.locations import is_within
 from ..discovery.prefixes import Prefixes
 from ..model import Layer, Policy, Reason
 from ..parsing.imports import iter_imports
-from ..parsing.parse import CLIENT, parse
+from ..parsing.parse import parse
 from ..parsing.positions import Lines
 from ..tokens import estimate_tokens
-from .files import FileInfo, Finding, Machine, Positions, relative_shown
+from .files import EVERY_STEP, FileInfo, Finding, Machine, Positions, relative_shown
 from .git import GitRepo
 from .universe import Universe
 
@@ -63,7 +63,6 @@ _NAMED_STARTS = 10  # deeper directories CTX207 names (the rest are counted)
 _FROM_OUTSIDE = frozenset(
     c.code for c in (codes.OUTSIDE_PROJECT, codes.OUTSIDE_HOME, codes.MEMORY_MOVED)
 )
-_EVERY_CODE = frozenset(code.code for code in codes.LINT_CODES)
 
 
 class ContextChecker:
@@ -76,18 +75,18 @@ class ContextChecker:
         policy: Policy,
         machine: Machine,
         max_tokens: int,
-        wanted: Container[str] = _EVERY_CODE,
+        wanted: Container[str] | None = None,
     ) -> None:
         self.policy = policy
-        self._wanted = wanted
+        self._wanted = wanted if wanted is not None else {c.code for c in registry.lint_codes()}
         # What loads at start, for comparing files: the skills index is not a file.
         self._discovery_policy = policy._replace(skills=False)
         self.client = registry.get(policy.client)
         self.machine = machine
         self.max_tokens = max_tokens
         self._assemblies: dict[Path, Assembly] = {}
-        self._discoveries: dict[Path, Discovery | None] = {}
-        self._other_discoveries: dict[tuple[str, Path], Discovery | None] = {}
+        self._discoveries: dict[Path, Discovery[Any] | None] = {}
+        self._other_discoveries: dict[tuple[str, Path], Discovery[Any] | None] = {}
         self._reads: _SharedReads | None = None
         self._realpaths: dict[str, str] = {}
         self._links: dict[str, bool] = {}
@@ -141,7 +140,7 @@ class ContextChecker:
         """Whether `info` is a file the policy's client loads at start from its directory."""
         return info.client is self.client and info.kind in LOADS_AT_START
 
-    def discovery(self, cwd: Path) -> Discovery | None:
+    def discovery(self, cwd: Path) -> Discovery[Any] | None:
         """What loads at start in `cwd` (no budget, no rendering: cheaper than an assembly);
         None when no agent can start there."""
         if cwd not in self._discoveries:
@@ -157,11 +156,11 @@ class ContextChecker:
         self,
         cwd: Path,
         observer: Observer | None,
-        client: Client | None = None,
+        client: Client[Any] | None = None,
         policy: Policy | None = None,
         *,
         prefixes: Prefixes[Any] | None = None,
-    ) -> Discovery | None:
+    ) -> Discovery[Any] | None:
         """What `client` (the policy's) loads at start in `cwd` with `policy` (the run's);
         `prefixes`: shared with the other discoveries of the run (only with quiet reads)."""
         from ..errors import AssemblerError
@@ -198,7 +197,7 @@ class ContextChecker:
             found = False  # no agent starts there
             if run is not None:
                 try:
-                    found = not follows_imports_outside_cwd(self.client, run)
+                    found = not self.client.follows_imports_outside_cwd(run)
                 except AssemblerError:
                     found = True  # unknown: its discovery tells
             self._drops[cwd] = found
@@ -232,7 +231,7 @@ class ContextChecker:
         out: list[Finding] = []
         me = self._real(str(info.path))
         for client in info.clients:
-            if not notes_at_start(client):
+            if not client.notes_at_start:
                 continue  # nothing to ask: no discovery of its directory for it
             role = client.classify(info.path)
             if role is None or role.kind not in _SAYS_AT_START:
@@ -243,7 +242,7 @@ class ContextChecker:
                     out.append(Finding(info.shown, note.line, note.col, note.code, note.message))
         return out
 
-    def _client_discovery(self, client: Client, cwd: Path) -> Discovery | None:
+    def _client_discovery(self, client: Client[Any], cwd: Path) -> Discovery[Any] | None:
         """`discovery(cwd)` for any client, with the policy it runs with when only it is named
         (`policy.agent_policy`), or the run's when it has none."""
         if client is self.client:
@@ -372,7 +371,7 @@ class ContextChecker:
         text = lines.text
         real_dir = os.path.dirname(self._real(str(info.path)))
         home = str(self.machine.home)
-        found = iter_imports(parse(text, CLIENT).imports, real_dir, home)
+        found = iter_imports(parse(text, EVERY_STEP).imports, real_dir, home)
         imports = [
             (token, target)
             for token, target in itertools.islice(found, RUN_MAX_IMPORTS)  # as a run follows
@@ -411,8 +410,7 @@ class ContextChecker:
                     col,
                     codes.IMPORT_DEEPER_START.code,
                     f"@{token} is dropped when the agent starts in {where} (each has its own "
-                    "instructions): approve external imports, or import it from those "
-                    "directories' CLAUDE.md too",
+                    f"instructions): {self.client.advice.deeper_start}",
                 )
             )
         return out
@@ -482,7 +480,7 @@ class _Recording(_SharedReads):
         return [p for p in self._seen if os.path.normpath(p) not in self._sources]
 
 
-def _load_dir(client: Client, path: Path) -> Path | None:
+def _load_dir(client: Client[Any], path: Path) -> Path | None:
     role = client.classify(path)
     return role.load_dir if role is not None else None
 
@@ -491,7 +489,7 @@ class StartDirs:
     """The directories holding a client's tracked instruction files that load at start, of one
     repository, found once (every tracked path classified once) and asked by subtree."""
 
-    def __init__(self, repo: GitRepo, client: Client) -> None:
+    def __init__(self, repo: GitRepo, client: Client[Any]) -> None:
         found: set[str] = set()
         for rel in repo.tracked():
             role = client.classify(repo.root / rel)

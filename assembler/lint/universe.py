@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from .. import codes
 from ..discovery.context import Discovery, Run
@@ -51,7 +52,7 @@ class Universe:
     def __init__(
         self,
         root: Path,
-        root_discovery: Discovery | None,
+        root_discovery: Discovery[Any] | None,
         seen_at_root: Iterable[str],
         machine: Machine,
         policy: Policy,
@@ -145,7 +146,7 @@ class Universe:
         if self.complete and any(d.code == codes.LOAD_LIMIT.code for d in self._loader.diagnostics):
             self.complete = False
 
-    def record_kind(self, cwd: Path, discovery: Discovery) -> frozenset[str]:
+    def record_kind(self, cwd: Path, discovery: Discovery[Any]) -> frozenset[str]:
         """What a start of `cwd`'s kind loads from outside the repository, indexed (the
         first start of each kind tells), and what it loads from the layers every start of the
         kind loads alike (managed, user, memory: wherever the files are), with the source
@@ -252,7 +253,7 @@ class Universe:
                     return None  # loaded from outside by this start's own files, or maybe
         return found
 
-    def check(self, discovery: Discovery) -> None:
+    def check(self, discovery: Discovery[Any]) -> None:
         """A discovery's files in the repository must be ones the index knows; if one is not,
         stop trusting the index (defence in depth: the guards above should make it so)."""
         if not self.complete:

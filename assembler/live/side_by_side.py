@@ -27,11 +27,11 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple, Unpack
+from typing import Any, NamedTuple, Unpack
 
 from ..budget import BUDGET_MARKER
 from ..clients import registry
-from ..clients.base import Client, is_repository_agent
+from ..clients.base import Client
 from ..discovery.disk import Disk
 from ..errors import RequestError
 from ..model import Diagnostic, Policy, Source, TokenCounter
@@ -128,9 +128,9 @@ class SideBySide(NamedTuple):
         return any(a.explanation.assembly.errors for a in self.agents)
 
 
-def agents() -> tuple[Client, ...]:
+def agents() -> tuple[Client[Any], ...]:
     """The registered clients that are coding agents of a repository, in registry order."""
-    return tuple(c for c in registry.clients() if is_repository_agent(c))
+    return tuple(c for c in registry.clients() if c.repository_agent)
 
 
 def side_by_side(

@@ -8,6 +8,7 @@ byte what Claude Code sends), then the provider request shapes (`anthropic`, `op
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..clients import registry
 from ..clients.base import Client, FormatContext
@@ -22,7 +23,7 @@ def names() -> tuple[str, ...]:
     return (*TEXT, *native, *REQUESTS)
 
 
-def _owner(name: str) -> Client | None:
+def _owner(name: str) -> Client[Any] | None:
     """The client whose own format `name` is (None: a generic format)."""
     return next((c for c in registry.clients() if name in c.formats), None)
 

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from assembler import Assembler, PolicyError, assemble, load_policy
 from assembler.cli import cli
 from assembler.clients import registry
-from assembler.clients.base import FileKind, FileRole, FormatContext
+from assembler.clients.base import Client, FileKind, FileRole, FormatContext
 from assembler.discovery.context import Discovery, Run, ancestors
 from assembler.discovery.loader import Loader, text_source
 from assembler.lint import lint
@@ -44,7 +44,7 @@ def _toy_format(assembly: Assembled, date: str) -> Mapping[str, Any]:
     return {"entries": entries, "cwd": assembly.touched[-1] if assembly.touched else "."}
 
 
-class Toy:
+class Toy(Client[None]):
     name = "toy"
     templates = DATA / "toy"
     instruction_files = r"(?:^|/)TOY\.md$"
@@ -54,7 +54,7 @@ class Toy:
     def formats(self) -> Mapping[str, FormatContext]:
         return {"toy": _toy_format}
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[None]:
         loader = Loader(run)
         out = []
         for directory in ancestors(run.context.cwd):
@@ -63,8 +63,8 @@ class Toy:
         return Discovery(tuple(i.source for i in out), tuple(loader.diagnostics))
 
     def touch(
-        self, run: Run, state: object, target: Path, already: Collection[str]
-    ) -> Discovery | None:
+        self, run: Run, state: None, target: Path, already: Collection[str]
+    ) -> Discovery[None]:
         loader = Loader(run)
         found = []
         directory = target.parent
@@ -86,7 +86,7 @@ class ToyWithNotes(Toy):
 
     name = "toy-notes"
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[None]:
         found = super().discover(run)
         path = str(run.context.cwd / "NOTES.toy")
         result = run.disk.read(path, run.policy.limits.skip_bytes)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from assembler.codes import LINT_CODES
+from assembler.clients import registry
 from assembler.lint import LintError, lint
 from assembler.lint.context import ContextChecker
 from assembler.model import Severity
@@ -336,9 +336,9 @@ def test_every_code_has_a_test_case() -> None:
     elsewhere |= {"CTX008"}  # test_hostile.py
     elsewhere |= {"CTX009"}  # test_git.py
     elsewhere |= {"CTX804"}  # test_whole_repository_lint_reports_auto_memory_the_repositorys_...
-    elsewhere |= {"CTX901", "CTX902"}  # tests/clients/test_codex.py
-    elsewhere |= {"CTX911", "CTX913", "CTX914", "CTX915"}  # tests/clients/test_gemini.py
-    assert set(CASES) | elsewhere == {rule.code for rule in LINT_CODES}
+    elsewhere |= {"CTX901", "CTX902"}  # tests/clients/codex/test_client.py
+    elsewhere |= {"CTX911", "CTX913", "CTX914", "CTX915"}  # tests/clients/gemini/test_client.py
+    assert set(CASES) | elsewhere == {rule.code for rule in registry.lint_codes()}
 
 
 def test_ctx103_policy_char_limit(tmp_path: Path) -> None:
@@ -717,7 +717,7 @@ def test_cli_sarif_output_validates_against_the_sarif_schema(tmp_path: Path) -> 
         ("CTX501", "error", "we%20ird/CLAUDE.md"),
     ]
     assert [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]] == [
-        rule.code for rule in LINT_CODES
+        rule.code for rule in registry.lint_codes()
     ]
 
 
@@ -954,7 +954,7 @@ def test_an_agents_md_in_a_skill_folder_is_a_reference_not_held_to_200_lines(
 def test_whole_repository_lint_checks_the_repository_auto_memory(tmp_path: Path) -> None:
     """The auto memory index goes into every prompt from outside the repository: whole-repository
     lint checks it (a secret, the 200-line cut) and names it; files given: only those."""
-    from assembler.discovery.settings import slug
+    from assembler.clients.claude_code.settings import slug
 
     make(tmp_path, {"repo/CLAUDE.md": "shared\n"})
     _git(tmp_path / "repo", "add", "-A")
@@ -1016,7 +1016,7 @@ def test_a_plain_file_in_a_home_directory_inside_a_repository_reaches_nowhere(
 ) -> None:
     """The home directory inside another git repository (the benchmarks' layout): the auto
     memory index there is the user's plain file, not a link into the home directory."""
-    from assembler.discovery.settings import slug
+    from assembler.clients.claude_code.settings import slug
 
     outer = git_init(tmp_path / "outer")
     repo = git_init(outer / "repo")

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from assembler.cli import cli
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from assembler.output.cache import Snapshot, TierState, compare
 from assembler.output.tiers import TTL
 from tests.helpers.trees import build, git_init

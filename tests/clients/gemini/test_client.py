@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from assembler import Assembler, Assembly, assemble
 from assembler.cli import cli
-from assembler.clients.gemini_imports import code_regions, find_imports
+from assembler.clients.gemini.imports import code_regions, find_imports
 from assembler.lint import lint
 from assembler.live.explain import Status, explain
 from tests.helpers.trees import Link, build, git_init, machine

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from assembler import Assembler, Assembly, assemble
 from assembler.cli import cli
-from assembler.clients.codex import utf8_boundary
+from assembler.clients.codex.client import utf8_boundary
 from assembler.lint import lint
 from assembler.live.explain import Skip, Status, explain
 from assembler.live.watch import Watcher

@@ -10,9 +10,9 @@ import pytest
 
 from assembler import Layer, Why
 from assembler.clients.claude_code import CLIENT
+from assembler.clients.claude_code.settings import slug
 from assembler.discovery.context import Run
 from assembler.discovery.disk import Disk
-from assembler.discovery.settings import slug
 from assembler.tokens import estimate_tokens
 from tests.helpers.trees import Link, build, codes, git_init, listing, run
 
