@@ -48,12 +48,12 @@ class Assembly(NamedTuple):
     counter: TokenCounter = estimate_tokens
     skills: tuple[Skill, ...] = ()
     notes: tuple[Diagnostic, ...] = ()  # what discovery said (the budget's notes come after)
-    state: Any = None  # the client's own, for later touches (Claude Code: its settings)
+    state: Any = None  # the client's own, for later touches (`Discovery.state`)
 
     @property
     def text(self) -> str:
         """The native XML rendering without the final newline that ends it as a file (the
-        bootstrap seed's string byte for byte), with the dynamic boundary marker between the
+        seed workspace's string byte for byte), with the dynamic boundary marker between the
         halves: a marker for ctxasm and for caches, never for a model (send `static_text` and
         `dynamic_text`)."""
         return self.render("xml").removesuffix("\n")

@@ -140,7 +140,7 @@ def _discovery_options(func: F, *, touch: bool) -> F:
     options = [
         click.option(
             "--policy",
-            help="Built-in policy name or a policy .toml file (default: the project's config, else claude-code).",
+            help="Built-in policy name or a policy .toml file (default: the project's config, else the built-in default policy).",
         ),
         *((touch_option,) if touch else ()),
         click.option(
@@ -151,7 +151,7 @@ def _discovery_options(func: F, *, touch: bool) -> F:
         click.option(
             "--managed-dir",
             type=click.Path(file_okay=False, path_type=Path),
-            help="Managed policy directory instead of /etc/claude-code.",
+            help="Managed policy directory instead of the machine's.",
         ),
         click.option(
             "--max-tokens", type=click.IntRange(min=0), help="Total token budget (0 = none)."
@@ -396,7 +396,7 @@ def _render_command() -> click.Command:
     @click.option(
         "--date",
         callback=_date,
-        help="Date for the claude-code format (YYYY-MM-DD; default today).",
+        help="Date for a client's own format (YYYY-MM-DD; default today).",
     )
     @out_option
     @request_options(api=True)
@@ -430,7 +430,7 @@ def _lint_command() -> click.Command:
         short_help="Check instruction files (all by default).",
         examples=(
             "ctxasm lint                          # every instruction file of the repository",
-            "ctxasm lint CLAUDE.md .claude/rules/*.md --format sarif",
+            "ctxasm lint services/api --format sarif   # the instruction files under it",
             "ctxasm lint --cwd services/api --select CTX2,CTX3",
         ),
     )

@@ -128,10 +128,6 @@ class Client(abc.ABC, Generic[S]):
 
     # The registry key, and the `client` a policy names.
     name: str
-    # A regular expression that matches (`re.search`, with `.` matching a newline too: names
-    # may hold one) the `/`-separated repository paths of this agent's files (compiled only by
-    # whole-repository lint and the pre-commit hook's `files:`).
-    instruction_files: str
     # The lint checks (CTX codes) that apply to this agent's files.
     lint_codes: frozenset[str]
 
@@ -145,6 +141,11 @@ class Client(abc.ABC, Generic[S]):
 
     # --- optional members, with their defaults ------------------------------------------
 
+    # A regular expression that matches (`re.search`, with `.` matching a newline too: names
+    # may hold one) the `/`-separated repository paths of this agent's files: what
+    # whole-repository lint checks and the pre-commit hook's `files:` (None: it has none in a
+    # repository).
+    instruction_files: str | None = None
     # Where the templates of its formats are (`<format>.j2`); None: the shipped `templates/`,
     # where every built-in client's templates live.
     templates: Path | None = None
@@ -224,6 +225,11 @@ class Client(abc.ABC, Generic[S]):
         expands it when the model invokes it, read now; only a client that lists skills has
         one to expand."""
         raise SkillError(f"{skill.name}: {self.title} lists no skills")
+
+    def managed_dir(self, platform: str) -> Path | None:
+        """Where the machine's administrator puts this agent's managed policy on `platform`
+        (`sys.platform`); None: it reads none."""
+        return None
 
     def user_dir(self, home: Path) -> Path | None:
         """The directory of the user's own files of this agent in `home`, whose imports may

@@ -24,7 +24,6 @@ class Bootstrap(Client[None]):
     # Nothing loaded lazily (no `touch`), no format of its own: the native xml is the seed's.
     name = NAME
     title = "the bootstrap workspace"
-    instruction_files = r"(?!)"  # matches nothing
     repository_agent = False  # a fixed workspace: `explain --policy all` leaves it out
     lint_codes = frozenset(code.code for code in codes.LINT_CODES)
 

@@ -8,6 +8,10 @@ of the package.
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from .. import codes
@@ -25,11 +29,16 @@ _BUILT_IN: tuple[Client[Any], ...] = (
     copilot.CLIENT,
 )
 _CLIENTS: dict[str, Client[Any]] = {client.name: client for client in _BUILT_IN}
-# Every diagnostic code by its `CTXnnn`: the shared ones and the registered clients' own.
-_CODES: dict[str, Code] = {
-    entry.code: entry
-    for entry in (*codes.CATALOGUE, *(c for client in _BUILT_IN for c in client.own_codes))
-}
+# The client a project without a configuration of its own is assembled for.
+_DEFAULT = claude_code.CLIENT
+
+
+def _codes_of(clients: Iterable[Client[Any]]) -> dict[str, Code]:
+    """Every diagnostic code by its `CTXnnn`: the shared ones and `clients`' own."""
+    return {e.code: e for e in (*codes.CATALOGUE, *(e for c in clients for e in c.own_codes))}
+
+
+_CODES = _codes_of(_BUILT_IN)
 
 
 def get(name: str) -> Client[Any]:
@@ -42,12 +51,26 @@ def get(name: str) -> Client[Any]:
     return client
 
 
+def default_policy() -> str:
+    """The policy a project without a configuration of its own runs with: the default
+    client's (`Client.default_policy`)."""
+    return str(_DEFAULT.default_policy)
+
+
 def names() -> tuple[str, ...]:
     return tuple(_CLIENTS)
 
 
 def clients() -> tuple[Client[Any], ...]:
     return tuple(_CLIENTS.values())
+
+
+def default_managed_dir(platform: str = sys.platform) -> Path:
+    """The machine's managed policy directory (`Request.managed_dir` when none is given): the
+    first registered client's that reads one (`Client.managed_dir`); without one, the null
+    device, which holds nothing to read."""
+    found = (client.managed_dir(platform) for client in _CLIENTS.values())
+    return next((d for d in found if d is not None), Path(os.devnull))
 
 
 def home_variables() -> tuple[str, ...]:
@@ -75,7 +98,7 @@ def register(client: Client[Any]) -> None:
     """Add a client; its name and the codes of its own must be new."""
     if client.name in _CLIENTS:
         raise ValueError(f"a client called {client.name!r} is registered already")
-    taken = [entry.code for entry in client.own_codes if entry.code in _CODES]
+    taken = [e.code for e in client.own_codes if _CODES.get(e.code, e) != e]
     if taken:
         raise ValueError(f"{client.name}: code {taken[0]} is another's; number its codes anew")
     _CLIENTS[client.name] = client
@@ -86,6 +109,6 @@ def unregister(name: str) -> None:
     """Remove a client added with `register()` (built-in ones stay)."""
     if any(client.name == name for client in _BUILT_IN):
         raise ValueError(f"{name!r} is built in and cannot be removed")
-    client = _CLIENTS.pop(name, None)
-    for entry in client.own_codes if client is not None else ():
-        _CODES.pop(entry.code, None)
+    if _CLIENTS.pop(name, None) is not None:
+        _CODES.clear()
+        _CODES.update(_codes_of(_CLIENTS.values()))

@@ -1,8 +1,8 @@
-"""Where things live: defaults for home/managed/environ, git roots, how paths are shown.
+"""Where things live: defaults for home and environ, git roots, how paths are shown.
 
-The three defaults (`default_home`, `default_managed_dir`, `default_environ`) are the only
-places the library looks at the real machine; tests replace them so that touching the real
-home or `/etc/claude-code` fails loudly.
+The defaults (`default_home`, `default_environ`, and the managed policy directory's,
+`clients.registry.default_managed_dir`) are the only places the library looks at the real
+machine; tests replace them so that touching the real home or managed directory fails loudly.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import sys
 from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
@@ -29,15 +28,6 @@ def default_home() -> Path:
 
 def default_environ() -> Mapping[str, str]:
     return os.environ
-
-
-def default_managed_dir(platform: str = sys.platform) -> Path:
-    """Claude Code's managed policy directory for the platform."""
-    if platform == "darwin":
-        return Path("/Library/Application Support/ClaudeCode")
-    if platform.startswith("win"):
-        return Path("C:/Program Files/ClaudeCode")
-    return Path("/etc/claude-code")
 
 
 def env_truthy(environ: Mapping[str, str], name: str) -> bool:
@@ -173,7 +163,7 @@ def within(path: str, directory: str) -> bool:
 
 
 def is_within(path: str, directory: str) -> bool:
-    """Claude Code's `pathInWorkingPath` (case-insensitive, `..` never inside)."""
+    """The client's `pathInWorkingPath` (case-insensitive, `..` never inside)."""
     return keys_within(containment_key(path), containment_key(directory))
 
 

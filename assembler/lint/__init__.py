@@ -131,7 +131,7 @@ def _read_when_ignored() -> tuple[str, ...]:
 def _ignored_but_read() -> re.Pattern[str]:
     """Which of the ignored files git lists for `_read_when_ignored` lint checks: those the
     globs match (git lists a whole ignored directory's files), not in vendored or built trees
-    (`.venv/.../AGENTS.md` is a package's, not the project's) nor in a directory an agent
+    (`.venv/.../` holds a package's files, not the project's) nor in a directory an agent
     keeps copies of the project in (`Client.scratch_dirs`)."""
     clients = registry.clients()
     globs = tuple(g for client in clients for g in client.read_when_ignored)
@@ -169,7 +169,7 @@ def _discover_files(
 ) -> list[Path]:
     """Instruction files under `root`: git's view (tracked + untracked, not ignored, and the
     ignored ones an agent reads anyway, added to `ignored`), else a walk. A symlinked
-    directory where instruction files go (`.claude/rules -> ../shared`) is listed through the
+    directory where instruction files go (a rules directory linked to `../shared`) is listed through the
     link, as the client loads it (git lists only the link)."""
     if repo is None:
         return _walk(root, root, stopped)
@@ -256,7 +256,7 @@ def _stop(stopped: list[Path], top: Path) -> None:
 
 # Files a walk lists at most under the directory linted (through a symlinked rules directory:
 # as many as the client's walk loads, `RULES_MAX_FILES`), and entries it looks at (a link to
-# `/` in `.claude/rules` must not make lint list the whole machine).
+# `/` in a rules directory must not make lint list the whole machine).
 MAX_WALK_FILES = 10_000
 MAX_WALK_ENTRIES = 200_000
 
@@ -566,7 +566,8 @@ def _capped(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _links_to_instruction_file(path: Path) -> bool:
-    """`CLAUDE.md -> AGENTS.md` and the like: the same text under another instruction name."""
+    """One agent's instruction file linked to another's: the same text under another
+    instruction name."""
     if not path.is_symlink():
         return False
     real = Path(os.path.realpath(path))

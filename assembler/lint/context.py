@@ -188,7 +188,7 @@ class ContextChecker:
 
     def _drops_outside(self, cwd: Path) -> bool:
         """Whether the agent started in `cwd` may drop an import outside it (asked of the
-        client before a discovery: with external imports approved, Claude Code drops none)."""
+        client before a discovery: one that follows imports outside cwd drops none)."""
         found = self._drops.get(cwd)
         if found is None:
             from ..errors import AssemblerError
@@ -225,8 +225,8 @@ class ContextChecker:
 
     def client_notes(self, info: FileInfo) -> list[Finding]:
         """What each client that loads `info` at start says about it at a position when it
-        discovers the file's directory (Codex: the line where its byte budget stops reading;
-        Gemini: an import that leaves the project, a bad `context.fileName`), for that
+        discovers the file's directory (the line where a byte budget stops reading, an import
+        that leaves the project, a bad setting), for that
         client's checks only."""
         out: list[Finding] = []
         me = self._real(str(info.path))

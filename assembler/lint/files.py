@@ -99,15 +99,20 @@ class FileInfo(NamedTuple):
 def is_instruction_file(rel: str) -> bool:
     """Whether whole-repository lint checks the file at `rel` (`/`-separated): one of a
     registered client's (`instruction_files`)."""
-    patterns = tuple(client.instruction_files for client in registry.clients())
-    return _instruction_files(patterns).search(rel) is not None
+    return _compiled(instruction_files_pattern()).search(rel) is not None
+
+
+def instruction_files_pattern() -> str:
+    """Every registered client's `instruction_files`, as one regular expression: the files
+    whole-repository lint checks, and the pre-commit hook's `files:`."""
+    patterns = dict.fromkeys(c.instruction_files for c in registry.clients() if c.instruction_files)
+    return "|".join(f"(?:{p})" for p in patterns) or "(?!)"
 
 
 @functools.lru_cache(maxsize=8)
-def _instruction_files(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """Every client's `instruction_files`, as one pattern (lint asks for every path git
-    lists)."""
-    return re.compile("|".join(f"(?:{p})" for p in patterns), re.DOTALL)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """`pattern` compiled once (lint asks for every path git lists)."""
+    return re.compile(pattern, re.DOTALL)
 
 
 def classify(path: Path, shown: str, first: Client[Any] | None = None) -> FileInfo:
@@ -380,7 +385,7 @@ class FileChecker:
         elif info.kind is FileKind.MEMORY:
             from ..budget import truncate_index
 
-            cut = truncate_index(processed, limits.index_lines, limits.index_chars)
+            cut = truncate_index(processed, limits.index_lines, limits.index_chars, info.path.name)
             if cut is not None:
                 add(
                     1, 1, codes.INDEX_CUT,
@@ -418,7 +423,7 @@ class FileChecker:
             key=operator.itemgetter(0),
         )
         # Positions in the file, found in order: line and column are counted as the scan goes.
-        cursor = after = 0
+        scanned = after = 0
         line, line_start = 1, 0
         for start, match in found:
             heading = match.re is MARKDOWN_HEADING
@@ -436,10 +441,10 @@ class FileChecker:
             # of the rest per failure would be quadratic).
             at = text.find(written, after) if after >= 0 else -1
             if at < 0:
-                at, after = cursor, -1
-            if (newlines := text.count("\n", cursor, at)) > 0:
-                line, line_start = line + newlines, text.rfind("\n", cursor, at) + 1
-            cursor, after = at, at + len(written) if after >= 0 else -1
+                at, after = scanned, -1
+            if (newlines := text.count("\n", scanned, at)) > 0:
+                line, line_start = line + newlines, text.rfind("\n", scanned, at) + 1
+            scanned, after = at, at + len(written) if after >= 0 else -1
             col = at - line_start + 1
             if heading:
                 add(

@@ -40,7 +40,7 @@ def _level(finding: Finding) -> str:
     return (finding.severity or registry.lookup(finding.code).lint or Severity.INFO).value
 
 
-# Git-ignored files the summary line names; a monorepo's hundreds of CLAUDE.local.md files are
+# Git-ignored files the summary line names; a monorepo's hundreds of private files are
 # counted past these (the library's `LintResult.ignored` holds them all).
 NAMED_IGNORED = 10
 

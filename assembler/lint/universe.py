@@ -15,7 +15,7 @@ skipped only when no file that could load there holds one of the file's paragrap
 Two starts are of one kind when the files the client reads at start besides instruction
 files (its settings) are the same files: `kind_of` compares, for every directory from the
 repository down to the start, the non-instruction files the client read in the repository's
-own directory (`.claude/settings.json` and the like for Claude Code). Where the index cannot
+own directory (a client's settings files). Where the index cannot
 be sure (no git, a walk stopped at its limits, an import leaving the repository that the
 repository's own start does not load, the run's load limits reached), `complete` is False and
 every directory is discovered, as without it.

@@ -186,7 +186,7 @@ def _candidates(events: Sequence[_Event]) -> tuple[list[_Candidate], list[tuple[
 
 def _source_row(source: Source, note: Diagnostic | None = None) -> Row:
     status, skip, detail = Status.LOADED, None, ""
-    if note is not None:  # in the output all the same (a bootstrap file's placeholder)
+    if note is not None:  # in the output all the same (a workspace file's placeholder)
         status, skip, detail = Status.SKIPPED, skip_of(note.code), note.message
     elif source.dropped:
         status, skip = Status.SKIPPED, Skip.BUDGET

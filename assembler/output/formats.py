@@ -1,8 +1,8 @@
 """The one list of output formats, shared by the renderer, the CLI and policy validation.
 
 Generic formats come first (`xml`, the native layout; `markdown`, a preview; `json`, the
-whole assembly), then each client's own formats in registry order (`claude-code`: byte for
-byte what Claude Code sends), then the provider request shapes (`anthropic`, `openai`).
+whole assembly), then each client's own formats in registry order (byte for byte what the
+agent sends), then the provider request shapes (`anthropic`, `openai`).
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from .codes import CODES
 from .settings import (
     CONFIG_DIR_VARIABLE,
     MANAGED_SETTINGS_DISPLAY,
+    WORDS,
     ClaudeSetup,
     auto_memory,
     exclude_matcher,
@@ -93,7 +94,7 @@ class ClaudeCode(Client[ClaudeSetup]):
         prefixes = _shared(run)
         setup = _setup(run, prefixes)
         excludes = exclude_matcher(setup.settings.excludes, run.disk)
-        loader = Loader(run, exclude=excludes.excluded)
+        loader = Loader(run, exclude=excludes.excluded, words=WORDS)
         origin = dict(zip(setup.settings.excludes, setup.settings.exclude_files, strict=True))
         for pattern, why in excludes.refused:
             loader.note(
@@ -127,6 +128,13 @@ class ClaudeCode(Client[ClaudeSetup]):
 
     def date(self, environ: Mapping[str, str]) -> str | None:
         return environ.get(DATE_VARIABLE) or None
+
+    def managed_dir(self, platform: str) -> Path | None:
+        if platform == "darwin":
+            return Path("/Library/Application Support/ClaudeCode")
+        if platform.startswith("win"):
+            return Path("C:/Program Files/ClaudeCode")
+        return Path("/etc/claude-code")
 
     def user_dir(self, home: Path) -> Path | None:
         return home / ".claude"

@@ -21,7 +21,7 @@ from ...discovery.loader import Loaded, Loader
 from ...discovery.rules import RuleSet, load_rules, matching_patterns
 from ...discovery.touches import attached
 from ...model import Layer, Reason, Why
-from .settings import ClaudeSetup, exclude_matcher
+from .settings import WORDS, ClaudeSetup, exclude_matcher
 
 
 def _nested_dirs(ctx: Context, target: Path) -> list[Path]:
@@ -49,7 +49,7 @@ def touch(
     `already`: the paths earlier reads attached (not those loaded at start)."""
     ctx = run.context
     exclude = exclude_matcher(setup.settings.excludes, run.disk).excluded
-    loader = Loader(run, exclude=exclude)
+    loader = Loader(run, exclude=exclude, words=WORDS)
     if not target.is_relative_to(ctx.cwd):
         loader.note(
             codes.TOUCH_OUTSIDE,
@@ -61,7 +61,7 @@ def touch(
     nested = _nested_dirs(ctx, target)
     found = _nested_files(loader, nested, shown)
     # Conditional rules are read afresh (the unconditional pass above marks them processed).
-    rule_loader = Loader(run, exclude=exclude, diagnostics=loader.diagnostics)
+    rule_loader = Loader(run, exclude=exclude, diagnostics=loader.diagnostics, words=WORDS)
     for rules in _rule_sets(ctx, setup, nested):
         found += _matching_rules(rule_loader, rules, target, shown)
     return Discovery(attached(found, already, run), tuple(loader.diagnostics))

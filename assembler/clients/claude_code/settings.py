@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from ...discovery.context import Context
 from ...discovery.disk import Disk
 from ...discovery.jsonfile import read_json
+from ...discovery.loader import Words
 from ...discovery.locations import env_falsy, env_truthy
 from ...display import as_client_reads
 from ...model import Layer
@@ -29,6 +30,8 @@ GLOBAL_CONFIG_BYTES = 64 * 1024 * 1024
 MANAGED_SETTINGS_DISPLAY = "<managed-settings>"
 # Where Claude Code's configuration is instead of `~/.claude` (and `~/.claude.json`).
 CONFIG_DIR_VARIABLE = "CLAUDE_CONFIG_DIR"
+# Its words in what the loader says: the setting that excludes files, where approvals live.
+WORDS = Words("claudeMdExcludes", "unless external imports are approved in ~/.claude.json")
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 _MAX_SLUG = 200
 # claudeMdExcludes never removes managed or auto-memory files (SPEC section 4).
