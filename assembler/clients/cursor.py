@@ -228,7 +228,7 @@ class Cursor(Client[CursorState]):
     # No format of its own: no documented request text (the native xml serves).
     name = NAME
     title = "Cursor"
-    advice = Advice(split="move detail into .cursor/rules")
+    advice = Advice(split="split it into smaller rules in .cursor/rules")
     own_codes = OWN_CODES
     instruction_files = r"(?:^|/)(?:AGENTS\.md|\.cursorrules|\.cursor/rules/.+)$"
     lint_codes = frozenset(

@@ -362,6 +362,51 @@ def test_ctx105_over_4mib_is_not_read(tmp_path: Path) -> None:
     assert codes_for(tmp_path, ["CLAUDE.md"]) == [("CTX105", "CLAUDE.md", 1)]
 
 
+def test_each_agent_words_the_advice_of_the_shared_checks(tmp_path: Path) -> None:
+    """Issue 23: `--policy codex` on a 401-line AGENTS.md advised `.claude/rules`, a skill's
+    reference over 40,000 characters said "Claude Code warns", a 5 MiB AGENTS.md said "Claude
+    Code skips it silently". The check states the fact; the file's agent (the policy's client
+    when it loads the file) words the advice, a file of no agent gets words that name none,
+    and Claude Code's files keep theirs."""
+    make(
+        tmp_path,
+        {
+            "repo/AGENTS.md": lines(401),
+            "repo/CLAUDE.md": lines(401),
+            "repo/.claude/skills/review/AGENTS.md": "x" * 40_001,
+            "repo/big/AGENTS.md": "",
+        },
+    )
+    with (tmp_path / "repo/big/AGENTS.md").open("wb") as f:
+        f.truncate(5 * 1024 * 1024)
+    files = ["AGENTS.md", "CLAUDE.md", ".claude/skills/review/AGENTS.md", "big/AGENTS.md"]
+
+    def said(policy: str) -> list[tuple[str, str, str]]:
+        found = lint(files, base=tmp_path / "repo", policy=policy, **machine(tmp_path))
+        return [(f.path, f.code, f.message) for f in found.findings if f.code != "CTX102"]
+
+    over = "401 lines, over the 200-line limit: "
+    assert said("codex") == [
+        (".claude/skills/review/AGENTS.md", "CTX104", "40,001 characters (over 40,000): large files crowd out the rest of the context; split it"),
+        ("AGENTS.md", "CTX101", over + "move detail into the AGENTS.md of the directory it is about"),
+        ("CLAUDE.md", "CTX101", over + "move detail into .claude/rules or imported files"),
+        ("big/AGENTS.md", "CTX105", "5,242,880 bytes, over the 4 MiB limit: ctxasm does not load it; split it"),
+    ]  # fmt: skip
+    cursor = said("cursor")
+    assert ("AGENTS.md", "CTX101", over + "split it into smaller rules in .cursor/rules") in cursor
+
+
+def test_claude_codes_own_files_keep_their_words(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": "x" * 40_001, "repo/big/CLAUDE.md": ""})
+    with (tmp_path / "repo/big/CLAUDE.md").open("wb") as f:
+        f.truncate(5 * 1024 * 1024)
+    found = lint(["CLAUDE.md", "big/CLAUDE.md"], base=tmp_path / "repo", **machine(tmp_path))
+    assert [(f.path, f.code, f.message) for f in found.findings if f.code != "CTX102"] == [
+        ("CLAUDE.md", "CTX104", "40,001 characters (over 40,000): Claude Code warns this hurts performance; split it"),
+        ("big/CLAUDE.md", "CTX105", "5,242,880 bytes, over the 4 MiB limit: Claude Code skips it silently; split it"),
+    ]  # fmt: skip
+
+
 def test_ctx207_import_dropped_for_a_deeper_start(tmp_path: Path) -> None:
     repo = make(
         tmp_path,
