@@ -27,7 +27,6 @@ from ...model import Assembled, Layer, Reason, Skill, Why
 from ...parsing.markdown import strip_block_comments
 from ...tokens import estimate_tokens
 from ..base import Advice, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
-from . import checks
 from .codes import CODES
 from .settings import (
     CONFIG_DIR_VARIABLE,
@@ -157,6 +156,8 @@ class ClaudeCode(Client[ClaudeSetup]):
     def check_file(
         self, path: Path, text: str | None, tracked: Tracked | None
     ) -> Sequence[FileNote]:
+        from . import checks  # only lint checks files
+
         role = self.classify(path)
         return checks.check_file(role, path, text, tracked) if role is not None else ()
 
