@@ -99,20 +99,28 @@ class FileInfo(NamedTuple):
 def is_instruction_file(rel: str) -> bool:
     """Whether whole-repository lint checks the file at `rel` (`/`-separated): one of a
     registered client's (`instruction_files`)."""
-    return _compiled(instruction_files_pattern()).search(rel) is not None
+    return _compiled(_patterns()).search(rel) is not None
 
 
 def instruction_files_pattern() -> str:
     """Every registered client's `instruction_files`, as one regular expression: the files
     whole-repository lint checks, and the pre-commit hook's `files:`."""
-    patterns = dict.fromkeys(c.instruction_files for c in registry.clients() if c.instruction_files)
-    return "|".join(f"(?:{p})" for p in patterns) or "(?!)"
+    return _union(_patterns())
+
+
+def _patterns() -> tuple[str, ...]:
+    return tuple(c.instruction_files for c in registry.clients() if c.instruction_files)
+
+
+def _union(patterns: tuple[str, ...]) -> str:
+    return "|".join(f"(?:{p})" for p in dict.fromkeys(patterns)) or "(?!)"
 
 
 @functools.lru_cache(maxsize=8)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """`pattern` compiled once (lint asks for every path git lists)."""
-    return re.compile(pattern, re.DOTALL)
+def _compiled(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """The registered clients' patterns as one, compiled once (lint asks for every path git
+    lists)."""
+    return re.compile(_union(patterns), re.DOTALL)
 
 
 def classify(path: Path, shown: str, first: Client[Any] | None = None) -> FileInfo:

@@ -146,6 +146,13 @@ class Universe:
         if self.complete and any(d.code == codes.LOAD_LIMIT.code for d in self._loader.diagnostics):
             self.complete = False
 
+    def checked(self, cwd: Path, discovery: Discovery[Any]) -> None:
+        """Check the index against what a start in `cwd` loads, a discovery lint made anyway
+        (`record_kind`, `check`), while it is complete."""
+        if self.complete:
+            self.record_kind(cwd, discovery)
+            self.check(discovery)
+
     def record_kind(self, cwd: Path, discovery: Discovery[Any]) -> frozenset[str]:
         """What a start of `cwd`'s kind loads from outside the repository, indexed (the
         first start of each kind tells), and what it loads from the layers every start of the

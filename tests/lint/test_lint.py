@@ -14,7 +14,7 @@ import pytest
 
 from assembler.clients import registry
 from assembler.lint import LintError, lint
-from assembler.lint.context import ContextChecker
+from assembler.lint.context import Starts
 from assembler.model import Severity
 from tests.helpers.trees import Link, build, git_init, machine, tracked_index
 
@@ -486,14 +486,14 @@ def test_whole_context_checks_turned_off_do_no_work(
     _git(repo, "add", "-A")
     where = {"base": repo, "max_tokens": 20, **machine(tmp_path)}
     discovered: list[Path] = []
-    real_discover = ContextChecker._discover
+    real_discover = Starts._discover
 
-    def counted(self: ContextChecker, cwd: Path, *args: Any, **kwargs: Any) -> Any:
+    def counted(self: Starts, cwd: Path, *args: Any, **kwargs: Any) -> Any:
         if len(args) < 2:  # the policy's client (Codex discovers for its AGENTS.md notes)
             discovered.append(cwd)
         return real_discover(self, cwd, *args, **kwargs)
 
-    monkeypatch.setattr(ContextChecker, "_discover", counted)
+    monkeypatch.setattr(Starts, "_discover", counted)
     whole = lint([], **where)
     context_codes = {"CTX502", "CTX207", "CTX601"}
     assert context_codes <= {f.code for f in whole.findings}
