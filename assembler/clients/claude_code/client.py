@@ -5,7 +5,7 @@ Order (SPEC section 4, checked against the 2.1.x client): managed file, managed 
 (excluded) down to cwd, not bounded by the git root, each giving `CLAUDE.md`,
 `.claude/CLAUDE.md`, unconditional `.claude/rules/**/*.md`, `CLAUDE.local.md`; auto memory
 last; then the skills index. Reading a file below cwd attaches nested files and matching
-conditional rules (`discovery.lazy`). The `claude-code` format is the client's first user
+conditional rules (`lazy`). The `claude-code` format is the client's first user
 message, byte for byte.
 """
 

@@ -17,7 +17,7 @@ Rules (SPEC section 5; openai/codex `codex-rs/core/src/project_doc.rs`, `agents_
   * text: the global instructions, `\\n\\n--- project-doc ---\\n\\n` when both are there, the
     project docs joined by `\\n\\n`, raw; the `codex` format wraps it as
     `# AGENTS.md instructions for <cwd>\\n\\n<INSTRUCTIONS>\\n<text>\\n</INSTRUCTIONS>`.
-Settings come from `CODEX_HOME/config.toml` (`codex_config`).
+Settings come from `CODEX_HOME/config.toml` (`config`).
 """
 
 from __future__ import annotations

@@ -4,14 +4,14 @@ Rules (SPEC section 5; google-gemini/gemini-cli `packages/core/src/utils/memoryD
 `memoryImportProcessor.ts`, `packages/core/src/prompts/snippets.ts`):
   * the context file names are `context.fileName` (a string or a list, order kept) of the
     project's `.gemini/settings.json` (in cwd), else of `~/.gemini/settings.json`, else
-    `GEMINI.md` (`gemini_settings`);
+    `GEMINI.md` (`settings`);
   * global: `~/.gemini/<name>` for each name; it goes at the end of the system instruction;
   * project: from cwd up to the project root (the nearest ancestor holding `.git`; none:
     cwd alone), stopping at `~/.gemini`, every name of each directory; duplicates of one
     file (by device and inode) dropped, then sorted as JavaScript sorts strings (UTF-16
     code units: a sibling directory named `A...` sorts before the root's `GEMINI.md`);
     they go in the first user content;
-  * each file's `@imports` are inlined (`gemini_imports`), the text trimmed, and each file
+  * each file's `@imports` are inlined (`imports`), the text trimmed, and each file
     is a block `--- Context from: <ABS> ---\\n<text>\\n--- End of Context from: <ABS> ---`,
     blocks joined by a blank line.
 The `gemini` format is the system part from `# Contextual Instructions (GEMINI.md)` through
