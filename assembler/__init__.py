@@ -1,9 +1,9 @@
 """ctxasm: assemble the instruction context an LLM agent sees from layered instruction files.
 
 from assembler import assemble
-ctx = assemble("services/api", policy="claude-code")
+ctx = assemble("services/api")  # the project's policy, else the built-in default
 ctx.text                      # the native XML, most stable first, with the boundary
-ctx.render("claude-code")     # byte-compatible with Claude Code's first user message
+ctx.render()                  # the policy's format: a client's own is byte for byte its request
 ctx.sources, ctx.diagnostics  # what was loaded, cut or skipped, and why
 ctx.touch("services/api/src/app.ts")  # what lazy loading adds for that path
 

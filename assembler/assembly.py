@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Unpack
 from . import codes
 from .budget import apply_budget
 from .clients import registry
-from .clients.base import touch_skips
+from .clients.base import Client, touch_skips
 from .discovery.context import Context, Discovery, Run, build_context
 from .discovery.disk import Disk, Observer
-from .discovery.lazy import resolve_touched
+from .discovery.touches import resolve_touched
+from .errors import SkillError
 from .model import Diagnostic, Policy, Severity, Skill, Source, TokenCounter
 from .output.sections import Escaped, escape_content, neutral_boundary, section_content
 from .policy import resolve_policy
@@ -47,12 +48,12 @@ class Assembly(NamedTuple):
     counter: TokenCounter = estimate_tokens
     skills: tuple[Skill, ...] = ()
     notes: tuple[Diagnostic, ...] = ()  # what discovery said (the budget's notes come after)
-    state: Any = None  # the client's own, for later touches (Claude Code: its settings)
+    state: Any = None  # the client's own, for later touches (`Discovery.state`)
 
     @property
     def text(self) -> str:
         """The native XML rendering without the final newline that ends it as a file (the
-        bootstrap seed's string byte for byte), with the dynamic boundary marker between the
+        seed workspace's string byte for byte), with the dynamic boundary marker between the
         halves: a marker for ctxasm and for caches, never for a model (send `static_text` and
         `dynamic_text`)."""
         return self.render("xml").removesuffix("\n")
@@ -92,9 +93,8 @@ class Assembly(NamedTuple):
     def skill(self, name: str) -> str:
         """The full text of a listed skill, read now (progressive disclosure: the index
         carries only names and descriptions)."""
-        from .discovery.skills import find_skill, skill_text
-
-        return skill_text(find_skill(self.skills, name), self.policy.limits.skip_bytes)
+        client = registry.get(self.policy.client)
+        return client.skill_text(_find_skill(self.skills, name), self.policy.limits.skip_bytes)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -118,14 +118,23 @@ class Assembly(NamedTuple):
 
     def dated(self, now: dt.datetime | None = None) -> Assembly:
         """This assembly as of `now` (default: today), for a kept result: a live date moves on
-        at midnight; a fixed one (`now`, `CLAUDE_CODE_OVERRIDE_DATE`) does not."""
-        date = today(self.context.environ, now)
+        at midnight; a fixed one (`now`, or one the client's environment fixes) does not."""
+        date = today(registry.get(self.policy.client), self.context.environ, now)
         return self if self.date == date else self._replace(date=date)
 
     def attached(self, since: Assembly) -> tuple[Source, ...]:
         """The sources this assembly has and `since` does not (what a touch attached)."""
         known = {s.key for s in since.discovered}
         return tuple(s for s in self.sources if s.key not in known)
+
+
+def _find_skill(skills: Sequence[Skill], name: str) -> Skill:
+    """The listed skill called `name` (or in the folder of that name)."""
+    for skill in skills:
+        if name in (skill.name, skill.directory):
+            return skill
+    known = ", ".join(s.name for s in skills) or "none"
+    raise SkillError(f"{name}: no such skill; listed skills: {known}")
 
 
 def _dedupe(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
@@ -198,11 +207,10 @@ def forged_structure(source: Source, found: Escaped, boundary: str) -> list[Diag
     return notes
 
 
-def today(environ: Mapping[str, str], now: dt.datetime | None) -> str:
-    override = environ.get("CLAUDE_CODE_OVERRIDE_DATE")
-    if override:
-        return override
-    return (now or dt.datetime.now()).date().isoformat()
+def today(client: Client[Any], environ: Mapping[str, str], now: dt.datetime | None) -> str:
+    """The date of a run: the one `client`'s environment fixes (`Client.date`), else `now`'s
+    (default: the current moment's)."""
+    return client.date(environ) or (now or dt.datetime.now()).date().isoformat()
 
 
 def assemble(
@@ -224,8 +232,9 @@ def run(
     disk = Disk(observer)
     context = build_context(request.cwd, request.home, request.managed_dir, request.environ, disk)
     policy = resolve_policy(request.policy, context.cwd, context.project_root, disk)
-    discovery = registry.get(policy.client).discover(Run(context, policy, request.counter, disk))
-    date = today(request.environ, request.now)
+    client = registry.get(policy.client)
+    discovery = client.discover(Run(context, policy, request.counter, disk))
+    date = today(client, request.environ, request.now)
     if environment:
         discovery = _with_environment(discovery, context, policy, request.counter, date)
     base = Assembly(
@@ -248,8 +257,8 @@ def run(
 
 
 def _with_environment(
-    discovery: Discovery, context: Context, policy: Policy, counter: TokenCounter, date: str
-) -> Discovery:
+    discovery: Discovery[Any], context: Context, policy: Policy, counter: TokenCounter, date: str
+) -> Discovery[Any]:
     from .discovery.environment import environment_source
 
     added = environment_source(context, policy, counter, date)

@@ -1,4 +1,4 @@
-"""The budgeter: per-file character limits, the MEMORY.md index cut, a total token budget.
+"""The budgeter: per-file character limits, the memory index cut, a total token budget.
 
 Every cut becomes a `Cut` on its source and a diagnostic: which source, how much, why.
 Over the total budget, the least stable sources go first (environment, memory, subdirectory,
@@ -8,6 +8,7 @@ boundary when trimming is enough, dropped otherwise. Managed and base text is ne
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from . import codes
@@ -16,7 +17,6 @@ from .output.sections import SEPARATOR, section_text, source_section
 from .tokens import text_stats
 
 PROTECTED = frozenset({Layer.MANAGED, Layer.BASE})
-INDEX_NAME = "MEMORY.md"
 BUDGET_MARKER = "\n...(truncated to fit the token budget)"
 
 
@@ -57,7 +57,7 @@ def _index_at_utf16(text: str, units: int) -> int:
 
 
 def format_file_size(size: int) -> str:
-    """Claude Code's `formatFileSize` (`24.4KB`, `1.5MB`, `512 bytes`)."""
+    """The client's `formatFileSize` (`24.4KB`, `1.5MB`, `512 bytes`)."""
     from decimal import ROUND_HALF_UP, Decimal  # rarely needed: not imported at start-up
 
     value = Decimal(size) / 1024
@@ -71,8 +71,11 @@ def format_file_size(size: int) -> str:
     raise AssertionError("unreachable")
 
 
-def truncate_index(content: str, max_lines: int, max_chars: int) -> tuple[str, str] | None:
-    """Claude Code's `truncateEntrypointContent`: (new content, reason), or None when it fits.
+def truncate_index(
+    content: str, max_lines: int, max_chars: int, name: str
+) -> tuple[str, str] | None:
+    """The client's `truncateEntrypointContent` for the index file called `name`: (new
+    content, reason), or None when it fits.
 
     Lines are split on `\n` only, so a CRLF index keeps its `\r`s. Lengths are JavaScript
     string lengths (UTF-16 units), as in the client; the cut is at the last `\n` at or before
@@ -102,7 +105,7 @@ def truncate_index(content: str, max_lines: int, max_chars: int) -> tuple[str, s
     else:
         why = f"{len(lines)} lines and {format_file_size(size)}"
     warning = (
-        f"\n\n> WARNING: {INDEX_NAME} is {why}. Only part of it was loaded. "
+        f"\n\n> WARNING: {name} is {why}. Only part of it was loaded. "
         "Keep index entries to one line under ~200 chars; move detail into topic files."
     )
     return truncated + warning, why
@@ -131,7 +134,8 @@ def _per_file(
             )
         )
     if source.is_index:
-        result = truncate_index(source.content, limits.index_lines, limits.index_chars)
+        name = os.path.basename(source.path)
+        result = truncate_index(source.content, limits.index_lines, limits.index_chars, name)
         if result is not None:
             text, why = result
             after = text_stats(text, counter)
@@ -140,7 +144,7 @@ def _per_file(
             notes.append(
                 codes.INDEX_CUT.at(
                     source.display,
-                    f"{INDEX_NAME} is {why}; only the first {after.lines - 2} lines were loaded: "
+                    f"{name} is {why}; only the first {after.lines - 2} lines were loaded: "
                     "keep index entries to one line and move detail into topic files",
                 )
             )

@@ -59,7 +59,7 @@ class Why(enum.Enum):
     """Why a source is in the assembly."""
 
     MANAGED_FILE = "managed file"
-    MANAGED_SETTINGS = "managed settings claudeMd"
+    MANAGED_SETTINGS = "managed settings"
     MANAGED_RULE = "managed rule"
     USER_FILE = "user file"
     USER_RULE = "user rule"
@@ -164,7 +164,7 @@ class Skill(NamedTuple):
 class RulesOrder(enum.Enum):
     """How a rules directory is read: as the client does, or sorted for every machine alike."""
 
-    DIRECTORY = "directory"  # raw `os.scandir` order, as Claude Code reads rules
+    DIRECTORY = "directory"  # raw `os.scandir` order, as the client reads rules
     NAME = "name"
 
 
@@ -197,7 +197,7 @@ class LintSettings(NamedTuple):
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     severity: tuple[tuple[str, str], ...] = ()  # CODE -> "error" | "warning" | "info" | "off"
-    max_lines: int = 200  # Claude Code's guidance for one CLAUDE.md
+    max_lines: int = 200  # the client's guidance for one instruction file
     max_bytes: int = 25_000
 
 

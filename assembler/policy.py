@@ -20,7 +20,7 @@ from typing import Any
 
 from . import resources
 from .clients import registry
-from .clients.base import Client, default_policy
+from .clients.base import Client
 from .discovery.disk import Disk
 from .discovery.locations import within
 from .discovery.reader import ReadStatus
@@ -38,7 +38,8 @@ from .model import (
 from .output import formats
 from .parsing.parse import toml_document
 
-DEFAULT_POLICY = "claude-code"
+# What a project without a configuration of its own runs with (the registry says whose).
+DEFAULT_POLICY = registry.default_policy()
 PROJECT_CONFIG = ".ctxasm.toml"
 POLICY_BYTES = 1024 * 1024  # a policy is a page of TOML; a pyproject.toml rarely passes 100 KB
 
@@ -306,7 +307,7 @@ def _confine_workspace(doc: Mapping[str, Any], origin: str) -> None:
 
 def _build(doc: Mapping[str, Any], origin: str) -> Policy:
     if "client" not in doc:
-        raise PolicyError(f"{origin}: missing 'client'; add 'extends = \"claude-code\"'")
+        raise PolicyError(f"{origin}: missing 'client'; add 'extends = \"{DEFAULT_POLICY}\"'")
     limits = doc.get("limits", {})
     imports = doc.get("imports", {})
     render = doc.get("render", {})
@@ -442,10 +443,10 @@ def resolve_policy(
     return _build(_load_document(doc, origin, path.parent, (), disk, project_root), origin)
 
 
-def agent_policy(client: Client) -> Policy:
+def agent_policy(client: Client[Any]) -> Policy:
     """The policy `client` runs with when only the client is named (`explain --client`,
     `--policy all`, lint asking a client that loads a file what it says of it)."""
-    spec = default_policy(client)
+    spec = client.default_policy
     try:
         policy = load_policy(spec)
     except PolicyError as err:

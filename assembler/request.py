@@ -14,6 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import NamedTuple, TypedDict, Unpack
 
+from .clients import registry
 from .discovery import locations
 from .display import shown
 from .errors import RequestError
@@ -28,7 +29,7 @@ class Options(TypedDict, total=False):
     """What a caller may set besides the working directory (all optional).
 
     `policy`: a built-in name, a TOML path or a `Policy` (default: the project's
-    `.ctxasm.toml` / `[tool.ctxasm]`, else `claude-code`); `home`, `managed_dir`, `environ`:
+    `.ctxasm.toml` / `[tool.ctxasm]`, else `policy.DEFAULT_POLICY`); `home`, `managed_dir`, `environ`:
     the machine (default: the real one; pass them to make a run hermetic); `touched`: paths
     the agent has read, in order (lazy loading); `max_tokens`: a total budget (default: the
     policy's; 0: none); `counter`: a token counter (default: `estimate_tokens`); `now`: the
@@ -82,7 +83,7 @@ class Request(NamedTuple):
             managed_dir=(
                 Path(checked_path(managed, "managed_dir"))
                 if managed is not None
-                else locations.default_managed_dir()
+                else registry.default_managed_dir()
             ),
             environ=MappingProxyType(
                 _checked_environ(locations.default_environ() if environ is None else environ)

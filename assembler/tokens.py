@@ -1,7 +1,7 @@
 """Token counting: a pluggable counter with a fast, documented default estimate.
 
 The default estimate, per character class, is
-  * ASCII: 4 characters per token (the ratio Claude Code itself uses for its rough counts);
+  * ASCII: 4 characters per token (the ratio the client itself uses for its rough counts);
   * 2-byte UTF-8 (Latin accents, Greek, Cyrillic, Arabic, Hebrew): 2 characters per token;
   * 3-byte UTF-8 (CJK, kana, hangul): 1 character per token;
   * 4-byte UTF-8 (emoji, rare CJK): 1.5 tokens per character;

@@ -239,7 +239,7 @@ STAGES = (
     ("assembler.discovery.context", "display_path", "locations.display_path: display paths"),
     ("assembler.discovery.loader", "text_stats", "tokens.text_stats: line/byte/token counts"),
     ("assembler.assembly", "resolve_policy", "policy.resolve_policy: finding + parsing TOML"),
-    ("assembler.clients.claude_code", "read_setup", "settings.read_setup: settings JSON"),
+    ("assembler.clients.claude_code.client", "read_setup", "settings.read_setup: settings JSON"),
     ("assembler.assembly", "build_context", "context.build_context: realpath, git root"),
     ("assembler.assembly", "apply_budget", "budget.apply_budget"),
     ("assembler.assembly", "escape_content", "sections.escape_content"),

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from assembler import Layer, assemble
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from assembler.output.tiers import (
     READ_MULTIPLIER,
     TTL,

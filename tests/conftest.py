@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from assembler.clients import registry
 from assembler.discovery import locations
 from tests.helpers.golden import fixed_tmp  # noqa: F401  (a fixture for every golden test)
 
@@ -58,7 +59,7 @@ sys.addaudithook(_audit)
 
 def _refuse(name: str) -> Any:
     def refuse(*args: object, **kwargs: object) -> Any:
-        raise TouchedTheRealMachine(f"test used locations.{name}(); pass it explicitly")
+        raise TouchedTheRealMachine(f"test used {name}(); pass it explicitly")
 
     return refuse
 
@@ -66,18 +67,18 @@ def _refuse(name: str) -> Any:
 @pytest.fixture(autouse=True, scope="session")
 def _no_real_machine() -> Iterator[None]:
     global _guard_on
-    saved = {
-        n: getattr(locations, n) for n in ("default_home", "default_managed_dir", "default_environ")
-    }
-    for name in saved:
-        setattr(locations, name, _refuse(name))
+    places = [(locations, "default_home"), (locations, "default_environ")]
+    places.append((registry, "default_managed_dir"))
+    saved = [(module, name, getattr(module, name)) for module, name in places]
+    for module, name in places:
+        setattr(module, name, _refuse(name))
     _guard_on = True
     try:
         yield
     finally:
         _guard_on = False
-        for name, value in saved.items():
-            setattr(locations, name, value)
+        for module, name, value in saved:
+            setattr(module, name, value)
 
 
 # What a terminal tells rich about itself: pytest-xdist's workers inherit COLUMNS=80 and

@@ -8,7 +8,7 @@ import pytest
 
 from assembler import Layer, estimate_tokens
 from assembler.budget import format_file_size, limit_chars, truncate_index
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from tests.helpers.trees import build, git_init, run
 
 
@@ -22,7 +22,7 @@ def test_file_sizes_read_like_the_client(size: int, text: str) -> None:
 
 def test_index_cut_by_chars_only_uses_the_size_message() -> None:
     content = "\n".join("x" * 300 for _ in range(100))  # 100 lines, 30,099 chars
-    result = truncate_index(content, 200, 25_000)
+    result = truncate_index(content, 200, 25_000, "MEMORY.md")
     assert result is not None
     text, why = result
     assert why == "29.4KB (limit: 24.4KB) \u2014 index entries are too long"
@@ -35,12 +35,12 @@ def test_index_cut_by_chars_only_uses_the_size_message() -> None:
 
 def test_index_cut_by_both_limits() -> None:
     content = "\n".join("y" * 200 for _ in range(250))
-    result = truncate_index(content, 200, 25_000)
+    result = truncate_index(content, 200, 25_000, "MEMORY.md")
     assert result is not None and result[1] == "250 lines and 49.1KB"
 
 
 def test_index_within_limits_is_untouched() -> None:
-    assert truncate_index("a\nb", 200, 25_000) is None
+    assert truncate_index("a\nb", 200, 25_000, "MEMORY.md") is None
 
 
 def test_seed_char_limit() -> None:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from assembler.budget import truncate_index
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from tests.helpers.trees import DATA, git_init, run
 
 
@@ -20,7 +20,7 @@ def _text(case: dict[str, object]) -> str:
 
 
 def _ours(text: str) -> str:
-    cut = truncate_index(text, 200, 25_000)
+    cut = truncate_index(text, 200, 25_000, "MEMORY.md")
     return text.strip() if cut is None else cut[0]
 
 
@@ -49,6 +49,6 @@ def test_a_cut_inside_a_character_keeps_a_replacement_character() -> None:
     """No newline before the limit: the client cuts at UTF-16 unit 25,000, half way through
     a character outside the BMP; its half becomes U+FFFD on the way to the model."""
     text = "x" + "\U0001f600" * 20_000
-    (cut, _why) = truncate_index(text, 200, 25_000) or ("", "")
+    (cut, _why) = truncate_index(text, 200, 25_000, "MEMORY.md") or ("", "")
     kept = cut.split("\n\n> WARNING")[0]
     assert kept == "x" + "\U0001f600" * 12_499 + "\ufffd"

@@ -423,7 +423,7 @@ def check_index_cut(original: str, result: tuple[str, str] | None, lines: int, c
     chars=st.integers(1, 90),
 )
 def test_index_cut_keeps_a_prefix_within_both_limits(text: str, lines: int, chars: int) -> None:
-    check_index_cut(text, truncate_index(text, lines, chars), lines, chars)
+    check_index_cut(text, truncate_index(text, lines, chars, "MEMORY.md"), lines, chars)
 
 
 @settings(SETTINGS, max_examples=30)

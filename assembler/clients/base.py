@@ -1,41 +1,50 @@
 """The seam every agent client sits behind, and the values it answers with.
 
-A client says, for its agent:
+A client (a subclass of `Client`) says, for its agent:
   * what it loads when started in a directory (`discover`), and what reading a file adds
     later (`touch`, lazy loading; None when the agent loads nothing lazily);
   * which output formats reproduce its own request text byte for byte (`formats`: a name and
     the variables its template `<name>.j2` is rendered with, found in `templates/` or in the
     client's own `templates` directory);
-  * which of its files whole-repository lint looks for (`instruction_files`), what each is
-    (`classify`), and which lint checks apply to them (`lint_codes`); a client with checks of
-    its own (frontmatter keys only it reads) also offers `check_file` (`ChecksFiles`).
+  * which of its files whole-repository lint looks for (`instruction_files`, and those it
+    reads even when git ignores them: `read_when_ignored`), what each is (`classify`), which
+    lint checks apply to them (`lint_codes`), its own checks and codes (`check_file`,
+    `own_codes`) and its own words in the shared checks' advice (`advice`);
+  * the facts of its machine that other layers need as values: the environment variables
+    that move its home directory (`home_variables`), a date its environment fixes (`date`).
 What `watch` and the `Assembler` observe needs no answer of its own: every file a client
 reads goes through the run's `Disk`, and that is what they follow.
 
 A client reads only through `Run.disk`, builds sources with the shared `Loader` (imports,
-rules, bounded reads, diagnostics from the one catalogue), and never imports the output,
-lint or live packages: they ask the registry for it.
+rules, bounded reads, diagnostics from the catalogue), and never imports the output, lint or
+live packages: they ask the registry for it. Every optional member has its default here, so
+a client states only what differs (mypy checks each override against this class).
 """
 
 from __future__ import annotations
 
+import abc
 import enum
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from .. import codes
 from ..codes import Code
 from ..discovery.context import Discovery, Run
-from ..model import Assembled, Source
+from ..errors import SkillError
+from ..model import Assembled, Skill, Source
 
 # The variables of a client format's template: `(assembly, date) -> {name: value}`.
 FormatContext = Callable[[Assembled, str], Mapping[str, Any]]
 
+# The state a client's discovery keeps for its later touches (`Discovery.state`).
+S = TypeVar("S")
+
 
 # The lint checks that apply to any agent's plain instruction file, one read as it is (no
-# frontmatter, no Claude Code imports): files that cannot load, the size guidance, secrets,
-# duplicates, forged structure and content from outside the project. A client adds its own.
+# frontmatter, no imports): files that cannot load, the size guidance, secrets, duplicates,
+# forged structure and content from outside the project. A client adds its own.
 PLAIN_FILE_CHECKS = frozenset(
     {
         *(c.code for c in codes.CATALOGUE if c.code < "CTX100"),
@@ -60,7 +69,9 @@ class FileKind(enum.Enum):
     MEMORY = "memory"  # an index the client cuts to its limits
     NEVER_LOADED = "never loaded"  # named like an instruction file, never read
     SETTINGS = "settings"  # a client's settings file: it decides what loads from its directory
-    REFERENCE = "reference"  # read with a skill, on demand (an AGENTS.md in a skill's folder)
+    REFERENCE = (
+        "reference"  # read with a skill, on demand (another agent's file in a skill's folder)
+    )
     OTHER = "other"  # not an instruction file of any known client
 
 
@@ -69,100 +80,6 @@ class FileRole(NamedTuple):
 
     kind: FileKind
     load_dir: Path
-
-
-# Optional members of the seam; a client without them gets the default:
-#   `notes_at_start` (default False): its discovery reports findings at a line of a file it
-#     reads (`Discovery.notes`: Codex's byte budget, Gemini's imports), which lint asks for.
-#   `reattaches_start_files` (default False): a touch attaches again a file loaded at start
-#     (Claude Code); otherwise it skips every file loaded so far (`touch_skips`).
-#   `repository_agent` (default True): False for a client that is no coding agent of a
-#     repository (the bootstrap seed's fixed workspace); `explain --policy all` leaves it out.
-#   `default_policy` (default: the client's name, a built-in policy in `policies/`): the
-#     policy it runs with when only the client is named (`explain --client NAME`, `--policy
-#     all`): a built-in policy's name or a policy TOML path.
-#   `follows_imports_outside_cwd(run)` (default: False): True when the agent started in the
-#     run's cwd follows an `@import` of a file outside that directory (Claude Code: when
-#     external imports are approved for the project). Lint asks it before discovering a
-#     deeper start for the imports it drops (CTX207): such a start drops none for that.
-
-
-def is_repository_agent(client: Client) -> bool:
-    """Whether `client` models a coding agent started in a repository (`repository_agent`)."""
-    return getattr(client, "repository_agent", True) is not False
-
-
-def touch_skips(client: Client, loaded: Iterable[Source]) -> list[str]:
-    """The paths a touch must not attach again (`Client.touch`'s `already`): every file loaded
-    so far, or, for an agent that attaches again what it loaded at start (optional member
-    `reattaches_start_files`, true for Claude Code: a read reaching an imported start file
-    attaches it again), only what earlier reads attached."""
-    if getattr(client, "reattaches_start_files", False) is True:
-        return [s.path for s in loaded if s.read_attached]
-    return [s.path for s in loaded]
-
-
-def notes_at_start(client: Client) -> bool:
-    """Whether `client`'s discovery says things about its files at a line (`Discovery.notes`,
-    optional member `notes_at_start`): only then does lint discover a directory to ask."""
-    return getattr(client, "notes_at_start", False) is True
-
-
-def file_checks(client: Client) -> Callable[[Path, str], Sequence[FileNote]] | None:
-    """`client`'s own checks of its files (optional member `check_file`, `ChecksFiles`), or
-    None. An attribute look-up: `isinstance` against the protocol costs more than the check."""
-    check = getattr(client, "check_file", None)
-    return check if callable(check) else None
-
-
-def follows_imports_outside_cwd(client: Client, run: Run) -> bool:
-    """Whether `client` started in `run`'s cwd follows imports outside it (optional member
-    `follows_imports_outside_cwd`; without it, lint must discover the start to know)."""
-    ask = getattr(client, "follows_imports_outside_cwd", None)
-    return callable(ask) and ask(run) is True
-
-
-def default_policy(client: Client) -> str:
-    """The policy `client` runs with when only the client is named (`default_policy`)."""
-    value = getattr(client, "default_policy", None)
-    return str(value) if isinstance(value, str | Path) else client.name
-
-
-class Client(Protocol):
-    @property
-    def name(self) -> str:
-        """The registry key, and the `client` a policy names."""
-
-    @property
-    def formats(self) -> Mapping[str, FormatContext]:
-        """The formats native to this agent: byte-compatible with its own request text."""
-
-    @property
-    def templates(self) -> Path | None:
-        """Where the templates of its formats are (`<format>.j2`); None: the shipped
-        `templates/`, where every built-in client's templates live."""
-
-    @property
-    def instruction_files(self) -> str:
-        """A regular expression that matches (`re.search`, with `.` matching a newline too:
-        names may hold one) the `/`-separated repository paths of this agent's files
-        (compiled only by whole-repository lint)."""
-
-    @property
-    def lint_codes(self) -> frozenset[str]:
-        """The lint checks (CTX codes) that apply to this agent's files."""
-
-    def discover(self, run: Run) -> Discovery:
-        """Everything the agent loads at start in `run.context.cwd`, in its order."""
-
-    def touch(
-        self, run: Run, state: object, target: Path, already: Collection[str]
-    ) -> Discovery | None:
-        """What the agent attaches when it reads `target` (`state`: what `discover` kept;
-        `already`: paths earlier reads attached); None when this agent loads nothing lazily."""
-
-    def classify(self, path: Path) -> FileRole | None:
-        """What `path` (absolute) is to this agent, or None when it is not one of its files."""
 
 
 class FileNote(NamedTuple):
@@ -174,10 +91,156 @@ class FileNote(NamedTuple):
     message: str
 
 
-@runtime_checkable
-class ChecksFiles(Protocol):
-    """A client with lint checks of its own files (an optional member of the seam: lint asks
-    every client that `classify`s a file, and keeps what the client's `lint_codes` list)."""
+class Tracked(Protocol):
+    """What lint's listing of a repository answers a client's check of one of its files."""
 
-    def check_file(self, path: Path, text: str) -> Sequence[FileNote]:
-        """Findings about `path` (one of this client's files) from its text as read."""
+    def under(self, directory: Path) -> str | None:
+        """`directory` relative to the repository root (`""` for the root), or None when no
+        complete list of the files git tracks there is known (outside git, or cut short)."""
+
+    def matches(self, directory: Path, pattern: str, match: Callable[[str], object]) -> bool:
+        """Whether `match` (of `pattern`) accepts a tracked file below `directory`, by its path
+        relative to it (asked once per directory and pattern in a run)."""
+
+
+class Advice(NamedTuple):
+    """A client's own words in the shared lint checks' messages about its files: each check
+    states the fact ("401 lines, over the 200-line limit: ") and the client of the file says
+    what to do, in the terms of its own files. The defaults name no agent."""
+
+    split: str = "split it"  # CTX101, after "N lines, over the M-line limit: "
+    large: str = "large files crowd out the rest of the context; split it"  # CTX104
+    too_large: str = (
+        "ctxasm does not load it; split it"  # CTX105, after "N bytes, over the 4 MiB limit: "
+    )
+    external_import: str = (  # CTX204, after "@x points outside the directory the agent starts in: "
+        "the agent may not load it (and it may leak files); move or copy it"
+    )
+    deeper_start: str = (  # CTX207, after "@x is dropped when the agent starts in a/ (...): "
+        "import it from those directories' own instruction files too"
+    )
+
+
+class Client(abc.ABC, Generic[S]):
+    """One agent the tool models (`S`: what its discovery keeps for later touches)."""
+
+    # --- what every client states -------------------------------------------------------
+
+    # The registry key, and the `client` a policy names.
+    name: str
+    # The lint checks (CTX codes) that apply to this agent's files.
+    lint_codes: frozenset[str]
+
+    @abc.abstractmethod
+    def discover(self, run: Run) -> Discovery[S]:
+        """Everything the agent loads at start in `run.context.cwd`, in its order."""
+
+    @abc.abstractmethod
+    def classify(self, path: Path) -> FileRole | None:
+        """What `path` (absolute) is to this agent, or None when it is not one of its files."""
+
+    # --- optional members, with their defaults ------------------------------------------
+
+    # A regular expression that matches (`re.search`, with `.` matching a newline too: names
+    # may hold one) the `/`-separated repository paths of this agent's files: what
+    # whole-repository lint checks and the pre-commit hook's `files:` (None: it has none in a
+    # repository).
+    instruction_files: str | None = None
+    # Where the templates of its formats are (`<format>.j2`); None: the shipped `templates/`,
+    # where every built-in client's templates live.
+    templates: Path | None = None
+    # Whether it is a coding agent started in a repository; False for a fixed workspace (the
+    # bootstrap seed's), which `explain --policy all` leaves out.
+    repository_agent: bool = True
+    # Whether its discovery reports findings at a line of a file it reads (`Discovery.notes`:
+    # Codex's byte budget, Gemini's imports): only then does lint discover a directory to ask.
+    notes_at_start: bool = False
+    # Whether a touch attaches again a file loaded at start (Claude Code: an imported start
+    # file comes back with a read below it); otherwise it skips every file loaded so far.
+    reattaches_start_files: bool = False
+    # Its own diagnostic codes (`codes.Code`), listed by `ctxasm codes` with the shared ones.
+    own_codes: tuple[Code, ...] = ()
+    # Git pathspec globs (`:(glob)` magic: `**/`, `*`) of the repository files it reads even
+    # when git ignores them; whole-repository lint asks git for those and checks them.
+    read_when_ignored: tuple[str, ...] = ()
+    # Directories (`/`-separated, relative to where they are found) it makes for its own use,
+    # holding copies of the project (Claude Code's worktrees): ignored files there are not
+    # the project's.
+    scratch_dirs: tuple[str, ...] = ()
+    # Directories (by name) whose `skills/<name>/` folders hold its skills: a file inside one
+    # is the skill's own, read with it (another agent's file there is not project
+    # instructions).
+    skill_homes: tuple[str, ...] = ()
+    # Environment variables that move its home directory: `--home` drops them, or they would
+    # win over the directory given.
+    home_variables: tuple[str, ...] = ()
+    # Its words in the shared lint checks' advice about its files.
+    advice: Advice = Advice()
+
+    @property
+    def title(self) -> str:
+        """How messages name the agent ("Claude Code"); by default its registry name."""
+        return self.name
+
+    @property
+    def formats(self) -> Mapping[str, FormatContext]:
+        """The formats native to this agent: byte-compatible with its own request text."""
+        return {}
+
+    @property
+    def default_policy(self) -> str | Path:
+        """The policy it runs with when only the client is named (`explain --client NAME`,
+        `--policy all`): a built-in policy's name or a policy TOML path; by default the
+        built-in policy of its own name."""
+        return self.name
+
+    def touch(
+        self, run: Run, state: S, target: Path, already: Collection[str]
+    ) -> Discovery[S] | None:
+        """What the agent attaches when it reads `target` (`state`: what `discover` kept;
+        `already`: what it must not attach again, `touch_skips`); None when this agent loads
+        nothing lazily."""
+        return None
+
+    def follows_imports_outside_cwd(self, run: Run) -> bool:
+        """Whether the agent started in `run`'s cwd follows an `@import` of a file outside
+        that directory (Claude Code: when external imports are approved for the project).
+        Lint asks it before discovering a deeper start for the imports it drops (CTX207)."""
+        return False
+
+    def check_file(
+        self, path: Path, text: str | None, tracked: Tracked | None
+    ) -> Sequence[FileNote]:
+        """Its own checks of `path`, one of its files, from its text as read (None: it cannot
+        be read, so only checks of where it is apply); `tracked`: the repository's tracked
+        files (None outside git). Lint keeps what `lint_codes` lists."""
+        return ()
+
+    def date(self, environ: Mapping[str, str]) -> str | None:
+        """The date its environment fixes for the run (None: today's)."""
+        return None
+
+    def skill_text(self, skill: Skill, max_bytes: int) -> str:
+        """The full text of a skill its discovery listed (`Discovery.skills`), as the agent
+        expands it when the model invokes it, read now; only a client that lists skills has
+        one to expand."""
+        raise SkillError(f"{skill.name}: {self.title} lists no skills")
+
+    def managed_dir(self, platform: str) -> Path | None:
+        """Where the machine's administrator puts this agent's managed policy on `platform`
+        (`sys.platform`); None: it reads none."""
+        return None
+
+    def user_dir(self, home: Path) -> Path | None:
+        """The directory of the user's own files of this agent in `home`, whose imports may
+        reach anywhere (None: it has none)."""
+        return None
+
+
+def touch_skips(client: Client[Any], loaded: Iterable[Source]) -> list[str]:
+    """The paths a touch must not attach again (`Client.touch`'s `already`): every file loaded
+    so far, or, for an agent that attaches again what it loaded at start
+    (`reattaches_start_files`), only what earlier reads attached."""
+    if client.reattaches_start_files:
+        return [s.path for s in loaded if s.read_attached]
+    return [s.path for s in loaded]

@@ -9,27 +9,25 @@ not looked for by whole-repository lint (a `soul.md` elsewhere is nobody's instr
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from .. import codes
 from ..discovery.context import Discovery, Run
 from ..discovery.loader import Loader, text_source
 from ..model import Reason, Source, Why
-from .base import FileRole, FormatContext
+from .base import Client, FileRole
 
 NAME = "bootstrap"
 
 
-class Bootstrap:
+class Bootstrap(Client[None]):
+    # Nothing loaded lazily (no `touch`), no format of its own: the native xml is the seed's.
     name = NAME
-    templates = None
-    formats: Mapping[str, FormatContext] = {}
-    instruction_files = r"(?!)"  # matches nothing
+    title = "the bootstrap workspace"
     repository_agent = False  # a fixed workspace: `explain --policy all` leaves it out
     lint_codes = frozenset(code.code for code in codes.LINT_CODES)
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[None]:
         loader = Loader(run)
         sources: list[Source] = []
         policy = run.policy
@@ -50,11 +48,6 @@ class Bootstrap:
             )  # fmt: skip
             sources.append(source)
         return Discovery(tuple(sources), tuple(loader.diagnostics))
-
-    def touch(
-        self, run: Run, state: object, target: Path, already: Collection[str]
-    ) -> Discovery | None:
-        return None
 
     def classify(self, path: Path) -> FileRole | None:
         return None

@@ -27,15 +27,15 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import codes
+from ..codes import ERROR, INFO, WARNING, Code, Skip
 from ..discovery.context import Discovery, Run
-from ..discovery.lazy import attached
 from ..discovery.loader import Loaded, Loader
-from ..discovery.skills import is_skill_file
+from ..discovery.touches import attached
 from ..model import Layer, Reason, Source, Why
 from ..parsing import frontmatter as fm
 from ..parsing.positions import Lines
 from . import rulefiles as rf
-from .base import FileKind, FileNote, FileRole, FormatContext
+from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked
 
 NAME = "copilot"
 REPOSITORY_WIDE = os.path.join(".github", "copilot-instructions.md")
@@ -52,6 +52,29 @@ KEYS = ("applyTo", "excludeAgent", "name", "description")
 # (docs.github.com/en/copilot/concepts/code-review, 2025; later removed from the page, see
 # github/docs#42761: kept as a warning, docs/clients/copilot.md).
 REVIEW_CHARS = 4000
+
+# Its own diagnostic codes (`Client.own_codes`), listed by `ctxasm codes` with the shared ones.
+# fmt: off
+COPILOT_APPLY_TO = Code("CTX931", "copilot-apply-to", "path-specific instructions: attached once a file matching applyTo is touched", None, INFO, Skip.NOT_MATCHED)
+COPILOT_NO_APPLY_TO = Code("CTX932", "copilot-no-apply-to", "an .instructions.md without applyTo: never applied automatically", WARNING, INFO, Skip.MANUAL)
+COPILOT_EXCLUDED = Code("CTX933", "copilot-excluded-agent", "excludeAgent: coding-agent: the coding agent does not read the file", None, INFO, Skip.EXCLUDED_AGENT)
+COPILOT_AGENTS_FARTHER = Code("CTX934", "copilot-agents-md-not-nearest", "an AGENTS.md farther than another: the nearest one takes precedence", None, INFO, Skip.FARTHER)
+COPILOT_KEY = Code("CTX935", "copilot-unknown-key", "an .instructions.md frontmatter key Copilot does not read (applyTo, excludeAgent)", WARNING)
+COPILOT_APPLY_TO_INVALID = Code("CTX936", "copilot-invalid-apply-to", "applyTo that is not a string of comma-separated globs, or a glob that matches nothing", ERROR, WARNING, Skip.MANUAL)
+COPILOT_EXCLUDE_INVALID = Code("CTX937", "copilot-invalid-exclude-agent", "excludeAgent other than \"code-review\" or \"coding-agent\": no agent is excluded", ERROR, WARNING)
+COPILOT_REVIEW_CUT = Code("CTX938", "copilot-review-4000", "over 4,000 characters: Copilot code review reads only the first 4,000", WARNING)
+# fmt: on
+
+OWN_CODES = (
+    COPILOT_APPLY_TO,
+    COPILOT_NO_APPLY_TO,
+    COPILOT_EXCLUDED,
+    COPILOT_AGENTS_FARTHER,
+    COPILOT_KEY,
+    COPILOT_APPLY_TO_INVALID,
+    COPILOT_EXCLUDE_INVALID,
+    COPILOT_REVIEW_CUT,
+)
 
 
 class Instructions(NamedTuple):
@@ -75,10 +98,12 @@ class CopilotState(NamedTuple):
     waiting: tuple[rf.Waiting, ...]
 
 
-class Copilot:
+class Copilot(Client[CopilotState]):
+    # No format of its own: no documented request text (the native xml serves).
     name = NAME
-    templates = None
-    formats: Mapping[str, FormatContext] = {}  # no documented request text: the native xml
+    title = "Copilot"
+    advice = Advice(split="move detail into .github/instructions files with applyTo")
+    own_codes = OWN_CODES
     instruction_files = (
         r"(?:^|/)(?:AGENTS\.md|\.github/copilot-instructions\.md|"
         r"\.github/instructions/.+\.instructions\.md)$"
@@ -92,7 +117,7 @@ class Copilot:
         }
     )
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[CopilotState]:
         loader = Loader(run)
         ctx = run.context
         root, cwd = str(ctx.project_root), str(ctx.cwd)
@@ -109,9 +134,8 @@ class Copilot:
         return Discovery(sources, tuple(loader.diagnostics), tuple(pending), state=state)
 
     def touch(
-        self, run: Run, state: object, target: Path, already: Collection[str]
-    ) -> Discovery | None:
-        assert isinstance(state, CopilotState)
+        self, run: Run, state: CopilotState, target: Path, already: Collection[str]
+    ) -> Discovery[CopilotState]:
         loader = Loader(run)
         at = rf.touch_target(loader, run, target)
         if at is None:
@@ -130,8 +154,6 @@ class Copilot:
         return Discovery(attached(found, already, run), tuple(loader.diagnostics))
 
     def classify(self, path: Path) -> FileRole | None:
-        if is_skill_file(path):
-            return None
         parts = path.parts
         if path.name == "copilot-instructions.md" and parts[-2:-1] == (".github",):
             return FileRole(FileKind.INSTRUCTIONS, path.parent.parent)
@@ -143,9 +165,11 @@ class Copilot:
             return FileRole(FileKind.INSTRUCTIONS, path.parent)
         return None
 
-    def check_file(self, path: Path, text: str) -> Sequence[FileNote]:
+    def check_file(
+        self, path: Path, text: str | None, tracked: Tracked | None
+    ) -> Sequence[FileNote]:
         role = self.classify(path)
-        if role is None or path.name == AGENTS:
+        if role is None or text is None or path.name == AGENTS:
             return []  # code review does not read AGENTS.md (docs: repository-custom-instructions-support)
         out: list[FileNote] = []
         reviewed = True
@@ -157,12 +181,12 @@ class Copilot:
                 out += _instruction_notes(lines, head, str(role.load_dir))
                 reviewed = "code-review" not in instructions_of(head.data, "/").excluded
             elif not head.present:
-                out.append(FileNote(1, 1, codes.COPILOT_NO_APPLY_TO, _NO_APPLY_TO))
+                out.append(FileNote(1, 1, COPILOT_NO_APPLY_TO, _NO_APPLY_TO))
         if reviewed and len(body) > REVIEW_CHARS:
             line, col = lines.at(REVIEW_CHARS)
             out.append(
                 FileNote(
-                    line, col, codes.COPILOT_REVIEW_CUT,
+                    line, col, COPILOT_REVIEW_CUT,
                     f"{len(body):,} characters: Copilot code review reads only the first "
                     f"{REVIEW_CHARS:,}, up to here; put what review needs first"
                     + (', or add excludeAgent: "code-review"' if role.kind is FileKind.RULE else ""),
@@ -191,29 +215,29 @@ def _instruction_notes(lines: Lines, head: fm.Frontmatter, base_dir: str) -> lis
             )
             add(
                 key,
-                codes.COPILOT_KEY,
+                COPILOT_KEY,
                 f"frontmatter key '{key}' is not read by Copilot{hint}: remove it",
             )
     found = instructions_of(data, base_dir)
     if found.apply_to is None:
-        out.append(FileNote(1, 1, codes.COPILOT_NO_APPLY_TO, _NO_APPLY_TO))
+        out.append(FileNote(1, 1, COPILOT_NO_APPLY_TO, _NO_APPLY_TO))
     elif found.apply_to.malformed:
         add(
             "applyTo",
-            codes.COPILOT_APPLY_TO_INVALID,
+            COPILOT_APPLY_TO_INVALID,
             f"applyTo is {data['applyTo']!r}, not a string of comma-separated globs: it applies to nothing",
         )
     else:
         for pattern, why in found.apply_to.refused:
             add(
                 "applyTo",
-                codes.COPILOT_APPLY_TO_INVALID,
+                COPILOT_APPLY_TO_INVALID,
                 f"glob {rf.patterns_shown([pattern])} is refused ({why}) and matches nothing: simplify it",
             )
     if found.exclude_invalid:
         add(
             "excludeAgent",
-            codes.COPILOT_EXCLUDE_INVALID,
+            COPILOT_EXCLUDE_INVALID,
             f'excludeAgent is {data["excludeAgent"]!r}: only "code-review" or "coding-agent" exclude an agent',
         )
     return out
@@ -232,7 +256,7 @@ def _path_specific(
         where = loader.display(directory)
         if info.exclude_invalid:
             loader.note(
-                codes.COPILOT_EXCLUDE_INVALID,
+                COPILOT_EXCLUDE_INVALID,
                 found.path,
                 f"excludeAgent is {data['excludeAgent']!r}: no agent is excluded",
             )
@@ -255,19 +279,19 @@ def _path_specific(
         pending.append(rf.pending(loader, found))
         if AGENT in info.excluded:
             loader.note(
-                codes.COPILOT_EXCLUDED,
+                COPILOT_EXCLUDED,
                 found.path,
                 'excludeAgent: "coding-agent": the coding agent does not read it',
             )
         elif apply_to is None or apply_to.malformed or not patterns:
-            code = codes.COPILOT_APPLY_TO_INVALID if apply_to else codes.COPILOT_NO_APPLY_TO
+            code = COPILOT_APPLY_TO_INVALID if apply_to else COPILOT_NO_APPLY_TO
             loader.note(code, found.path, "no usable applyTo: never applied by itself")
         else:
             waiting.append(
                 rf.Waiting(found.path, directory, base, patterns, "applyTo", apply_to.match)
             )
             loader.note(
-                codes.COPILOT_APPLY_TO,
+                COPILOT_APPLY_TO,
                 found.path,
                 f"applyTo {rf.patterns_shown(patterns)} (relative to {loader.display(base)}/); "
                 "attached when the agent works on a matching file",
@@ -291,7 +315,7 @@ def _nearest_agents(loader: Loader, scoped: list[str], cwd: str) -> list[Loaded]
         if loader.disk.lexists(path):
             loader.trace(path, Layer.PROJECT, Reason(why, "AGENTS.md farther from cwd"))
             loader.note(
-                codes.COPILOT_AGENTS_FARTHER,
+                COPILOT_AGENTS_FARTHER,
                 path,
                 f"{nearest} is nearer to cwd and takes precedence; this one is not read",
             )

@@ -29,16 +29,16 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import codes
+from ..codes import ERROR, INFO, WARNING, Code, Skip
 from ..discovery.context import Discovery, Run
 from ..discovery.index import Entry, Index, entry
-from ..discovery.lazy import attached
 from ..discovery.loader import Loaded, Loader
-from ..discovery.skills import is_skill_file
+from ..discovery.touches import attached
 from ..model import Layer, Reason, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
 from ..parsing.positions import Lines
 from . import rulefiles as rf
-from .base import FileKind, FileNote, FileRole, FormatContext
+from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked
 
 NAME = "cursor"
 RULES = os.path.join(".cursor", "rules")
@@ -47,6 +47,29 @@ AGENTS = "AGENTS.md"
 LEGACY = ".cursorrules"
 KEYS = ("description", "globs", "alwaysApply")
 INDEX = "agent-requested rules"
+
+# Its own diagnostic codes (`Client.own_codes`), listed by `ctxasm codes` with the shared ones.
+# fmt: off
+CURSOR_AUTO = Code("CTX921", "cursor-rule-auto-attached", "a Cursor rule with globs: attached once a matching file is touched", None, INFO, Skip.NOT_MATCHED)
+CURSOR_REQUESTED = Code("CTX922", "cursor-rule-agent-requested", "a Cursor rule with only a description: listed by it, read when the agent asks", None, INFO, Skip.REQUESTED)
+CURSOR_MANUAL = Code("CTX923", "cursor-rule-manual", "a Cursor rule with no alwaysApply, globs or description: loaded only when @-mentioned", None, INFO, Skip.MANUAL)
+CURSOR_MD_RULE = Code("CTX924", "cursor-rule-not-mdc", "a file in .cursor/rules that is not .mdc: Cursor ignores it", WARNING, INFO)
+CURSOR_KEY = Code("CTX925", "cursor-unknown-key", "a .mdc frontmatter key Cursor does not read (description, globs, alwaysApply)", WARNING)
+CURSOR_ALWAYS_APPLY = Code("CTX926", "cursor-invalid-always-apply", "alwaysApply that is not true or false: Cursor takes it as false", ERROR, WARNING)
+CURSOR_GLOBS = Code("CTX927", "cursor-invalid-globs", "globs that are not a comma string or a list of strings, or a glob that matches nothing", ERROR, WARNING)
+CURSOR_DESCRIPTION = Code("CTX928", "cursor-invalid-description", "a description that is not a string: the agent cannot request the rule by it", WARNING)
+# fmt: on
+
+OWN_CODES = (
+    CURSOR_AUTO,
+    CURSOR_REQUESTED,
+    CURSOR_MANUAL,
+    CURSOR_MD_RULE,
+    CURSOR_KEY,
+    CURSOR_ALWAYS_APPLY,
+    CURSOR_GLOBS,
+    CURSOR_DESCRIPTION,
+)
 
 
 class Kind(enum.Enum):
@@ -128,7 +151,7 @@ class _Walk:
             name = Path(found.path).name.removesuffix(SUFFIX)
             if rule.kind is Kind.AUTO:
                 loader.note(
-                    codes.CURSOR_AUTO,
+                    CURSOR_AUTO,
                     found.path,
                     f"auto-attached rule: globs {rf.patterns_shown(rule.globs.patterns)} "
                     f"(relative to {loader.display(directory)}/); attached when the agent "
@@ -138,7 +161,7 @@ class _Walk:
                 if not lazy:
                     self._list(found.path, name, rule.description, shown_dir)
                 loader.note(
-                    codes.CURSOR_REQUESTED,
+                    CURSOR_REQUESTED,
                     found.path,
                     f"agent-requested rule {name!r}: "
                     + ("listed by its description" if not lazy else "not listed (nested)")
@@ -146,7 +169,7 @@ class _Walk:
                 )
             else:
                 loader.note(
-                    codes.CURSOR_MANUAL,
+                    CURSOR_MANUAL,
                     found.path,
                     f"manual rule (no alwaysApply, globs or description): loaded only when "
                     f"you mention @{name}",
@@ -182,13 +205,13 @@ class _Walk:
         value = data.get("alwaysApply")
         if "alwaysApply" in data and not isinstance(value, bool) and value is not None:
             loader.note(
-                codes.CURSOR_ALWAYS_APPLY,
+                CURSOR_ALWAYS_APPLY,
                 found.path,
                 f"alwaysApply is {value!r}, not true or false: Cursor takes it as false",
             )
         if rule.globs.malformed:
             loader.note(
-                codes.CURSOR_GLOBS,
+                CURSOR_GLOBS,
                 found.path,
                 "globs is not a comma-separated string or a list of strings: it matches nothing",
             )
@@ -201,10 +224,12 @@ class _Walk:
             )
 
 
-class Cursor:
+class Cursor(Client[CursorState]):
+    # No format of its own: no documented request text (the native xml serves).
     name = NAME
-    templates = None
-    formats: Mapping[str, FormatContext] = {}  # no documented request text: the native xml
+    title = "Cursor"
+    advice = Advice(split="split it into smaller rules in .cursor/rules")
+    own_codes = OWN_CODES
     instruction_files = r"(?:^|/)(?:AGENTS\.md|\.cursorrules|\.cursor/rules/.+)$"
     lint_codes = frozenset(
         {
@@ -215,7 +240,7 @@ class Cursor:
         }
     )
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[CursorState]:
         loader = Loader(run)
         ctx = run.context
         root, cwd = str(ctx.project_root), str(ctx.cwd)
@@ -239,9 +264,8 @@ class Cursor:
         return Discovery(sources, tuple(loader.diagnostics), tuple(walk.pending), state=state)
 
     def touch(
-        self, run: Run, state: object, target: Path, already: Collection[str]
-    ) -> Discovery | None:
-        assert isinstance(state, CursorState)
+        self, run: Run, state: CursorState, target: Path, already: Collection[str]
+    ) -> Discovery[CursorState]:
         loader = Loader(run)
         at = rf.touch_target(loader, run, target)
         if at is None:
@@ -262,8 +286,6 @@ class Cursor:
         return Discovery(attached(found, already, run), tuple(loader.diagnostics))
 
     def classify(self, path: Path) -> FileRole | None:
-        if is_skill_file(path):
-            return None
         parts = path.parts
         if ".cursor" in parts[:-1]:
             at = len(parts) - 1 - parts[::-1].index(".cursor")
@@ -275,14 +297,16 @@ class Cursor:
             return FileRole(FileKind.INSTRUCTIONS, path.parent)
         return None
 
-    def check_file(self, path: Path, text: str) -> Sequence[FileNote]:
+    def check_file(
+        self, path: Path, text: str | None, tracked: Tracked | None
+    ) -> Sequence[FileNote]:
         role = self.classify(path)
-        if role is None:
+        if role is None or text is None:
             return []
         if role.kind is FileKind.NEVER_LOADED:
             return [
                 FileNote(
-                    1, 1, codes.CURSOR_MD_RULE,
+                    1, 1, CURSOR_MD_RULE,
                     f"{path.name} is in .cursor/rules but not a .mdc file: Cursor ignores it; "
                     "rename it to .mdc (with description, globs or alwaysApply)",
                 )
@@ -309,33 +333,33 @@ def _rule_notes(text: str, base_dir: str) -> list[FileNote]:
             hint = " (Cursor reads globs, not paths)" if key == "paths" else ""
             add(
                 key,
-                codes.CURSOR_KEY,
+                CURSOR_KEY,
                 f"frontmatter key '{key}' is not read by Cursor{hint}: remove it",
             )
     value = data.get("alwaysApply")
     if "alwaysApply" in data and not isinstance(value, bool):
         add(
-            "alwaysApply", codes.CURSOR_ALWAYS_APPLY,
+            "alwaysApply", CURSOR_ALWAYS_APPLY,
             f"alwaysApply is {value!r}, not true or false: Cursor takes it as false; write true or false unquoted",
         )  # fmt: skip
     rule = rule_of(data, base_dir)
     if rule.globs.malformed:
         add(
             "globs",
-            codes.CURSOR_GLOBS,
+            CURSOR_GLOBS,
             "globs must be a comma-separated string or a list of strings: it matches nothing",
         )
     for pattern, why in rule.globs.refused:
         add(
             "globs",
-            codes.CURSOR_GLOBS,
+            CURSOR_GLOBS,
             f"glob {rf.patterns_shown([pattern])} is refused ({why}) and matches nothing: simplify it",
         )
     raw = data.get("description")
     if raw is not None and not isinstance(raw, str):
         add(
             "description",
-            codes.CURSOR_DESCRIPTION,
+            CURSOR_DESCRIPTION,
             f"description is {raw!r}, not text: the agent cannot request the rule by it",
         )
     listed = entry("", rule.description) if rule.kind is Kind.REQUESTED else None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..codes import CATALOGUE, catalogue_json, catalogue_text
+from ..clients.registry import catalogue
+from ..codes import catalogue_json, catalogue_text
 from .echo import write_output
 from .options import Command
 
@@ -20,5 +21,6 @@ from .options import Command
 @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
 def codes(as_json: bool) -> int:
     """List every diagnostic code: its name, severity in lint and at load, and summary."""
-    write_output(catalogue_json(CATALOGUE) if as_json else catalogue_text(CATALOGUE), None)
+    entries = catalogue()
+    write_output(catalogue_json(entries) if as_json else catalogue_text(entries), None)
     return 0

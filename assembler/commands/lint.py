@@ -23,7 +23,7 @@ def _codes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) 
     cls=Command,
     examples=(
         "ctxasm lint                          # every instruction file of the repository",
-        "ctxasm lint CLAUDE.md .claude/rules/*.md --format sarif",
+        "ctxasm lint services/api --format sarif   # the instruction files under it",
         "ctxasm lint --cwd services/api --select CTX2,CTX3",
     ),
 )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import click
 
+from ..clients import registry
 from ..display import shown
 
 if TYPE_CHECKING:
@@ -72,10 +73,12 @@ class DiscoveryArgs(NamedTuple):
 
 
 def cli_environ(home: Path | None) -> dict[str, str]:
-    """The process environment; with `--home`, minus `CLAUDE_CONFIG_DIR` (which would win)."""
+    """The process environment; with `--home`, minus the variables that move an agent's home
+    directory (`Client.home_variables`), which would win over it."""
     environ = dict(os.environ)
     if home is not None:
-        environ.pop("CLAUDE_CONFIG_DIR", None)
+        for name in registry.home_variables():
+            environ.pop(name, None)
     return environ
 
 
@@ -115,7 +118,7 @@ def _discovery_options(func: F, *, touch: bool) -> F:
     options = [
         click.option(
             "--policy",
-            help="Built-in policy name or a policy .toml file (default: the project's config, else claude-code).",
+            help="Built-in policy name or a policy .toml file (default: the project's config, else the built-in default policy).",
         ),
         *((touch_option,) if touch else ()),
         click.option(
@@ -126,7 +129,7 @@ def _discovery_options(func: F, *, touch: bool) -> F:
         click.option(
             "--managed-dir",
             type=click.Path(file_okay=False, path_type=Path),
-            help="Managed policy directory instead of /etc/claude-code.",
+            help="Managed policy directory instead of the machine's.",
         ),
         click.option(
             "--max-tokens", type=click.IntRange(min=0), help="Total token budget (0 = none)."

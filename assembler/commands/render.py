@@ -43,7 +43,7 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 @click.option(
     "--date",
     callback=_date,
-    help="Date for the claude-code format (YYYY-MM-DD; default today).",
+    help="Date for a client's own format (YYYY-MM-DD; default today).",
 )
 @out_option
 @request_options(api=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from ..errors import DiscoveryError
 from ..model import Diagnostic, Policy, Skill, Source, TokenCounter
@@ -64,17 +64,20 @@ class LoadNote(NamedTuple):
     message: str
 
 
-class Discovery(NamedTuple):
+S = TypeVar("S")
+
+
+class Discovery(NamedTuple, Generic[S]):
     """What a client's discovery found: sources in load order, diagnostics, the conditional
     rules waiting for a touched path, the skills listed (the index itself is a source), the
-    client's own state for later touches (Claude Code: its settings), and findings with a
-    position for lint."""
+    client's own state for its later touches (`S`: its settings, the rules waiting for a
+    file), and findings with a position for lint."""
 
     sources: tuple[Source, ...]
     diagnostics: tuple[Diagnostic, ...]
     conditional: tuple[Source, ...] = ()
     skills: tuple[Skill, ...] = ()
-    state: object = None
+    state: S | None = None  # None in what a touch attaches
     notes: tuple[LoadNote, ...] = ()  # positioned findings for lint (see `LoadNote`)
 
 

@@ -1,7 +1,7 @@
 """The optional environment section: working directory, platform, git branch and status, date.
 
 Machine- and moment-specific by nature, so it is the last tier, always after the boundary
-(`Layer.ENVIRONMENT` is never static, whatever a policy says). Shaped after what Claude Code
+(`Layer.ENVIRONMENT` is never static, whatever a policy says). Shaped after what the client
 appends to its system prompt (`getSystemContext` / `getGitStatus` in `context.ts`, v2.1.88
 [CC-SRC]; [CC-CTX]: "Git branch, status, and recent commits load as a separate block at the
 very end of the system prompt"): `git --no-optional-locks status --short`, cut at

@@ -1,6 +1,6 @@
 """Indexes the agent sees one line per entry: each entry's name and description, bounded.
 
-Claude Code's skills index and Cursor's agent-requested rules list every entry at once, by a
+A skills index and a list of agent-requested rules give every entry at once, by a
 name and a description that come from the repository's frontmatter: a `description:` may be
 megabytes, and a run keeps every entry until the index is built (100 skills of 3 MB exhausted
 memory, issue 22). So each entry is made one line (runs of whitespace one space, as the index

@@ -1,4 +1,4 @@
-"""Loading one instruction file and its imports, as Claude Code's `processMemoryFile` does.
+"""Loading one instruction file and its imports, as the client's `processMemoryFile` does.
 
 One `Loader` serves one discovery run (start-up or one touched path): it owns the set of
 processed paths, so a file already loaded (as a file, a rule or an import) is not loaded
@@ -27,9 +27,20 @@ from .context import LoadNote, Run
 from .locations import RealDirs, is_within, within
 from .reader import ReadResult, ReadStatus
 
-# `excluded(path, layer)`: whether the client's settings keep a file out (Claude Code's
-# `claudeMdExcludes`); None: nothing is excluded.
+# `excluded(path, layer)`: whether the client's settings keep a file out; None: nothing is.
 Exclude = Callable[[str, Layer], bool]
+
+
+class Words(NamedTuple):
+    """A client's own words in what its loader says (the facts are the loader's): the setting
+    that excluded a file, and where external imports are approved."""
+
+    excluded_by: str = "the client's settings"  # CTX405: "excluded by <excluded_by>"
+    # CTX204: "the client drops it <approval>"
+    approval: str = "unless external imports are approved"
+
+
+NEUTRAL = Words()
 
 
 class Loaded(NamedTuple):
@@ -71,7 +82,7 @@ def text_source(
 
 
 class Resolved(NamedTuple):
-    """Claude Code's `safeResolvePath`: the real path, and whether it differs (a symlink)."""
+    """The client's `safeResolvePath`: the real path, and whether it differs (a symlink)."""
 
     path: str
     is_link: bool
@@ -149,7 +160,7 @@ TRUSTED_LAYERS = frozenset({Layer.MANAGED, Layer.USER, Layer.MEMORY})
 
 def place_of(found: str, root: str) -> str:
     """Where a file found at `found` (normalized, absolute) stands: the project root for a file
-    in the project; for a file of a directory above it (an ancestor's `CLAUDE.md`, its rules
+    in the project; for a file of a directory above it (an ancestor's instruction file, its rules
     directory), that directory, the deepest one holding both."""
     return root if within(found, root) else os.path.commonpath((found, root))
 
@@ -185,6 +196,7 @@ class Loader:
         "_switches",
         "_tags",
         "_text_left",
+        "_words",
         "counter",
         "ctx",
         "decisions",
@@ -204,9 +216,10 @@ class Loader:
         exclude: Exclude | None = None,
         diagnostics: list[Diagnostic] | None = None,
         max_imports: int = RUN_MAX_IMPORTS,
+        words: Words = NEUTRAL,
     ) -> None:
         """`max_imports`: how many `@imports` this run follows, found or not (lint gives
-        each linted file its own, smaller budget)."""
+        each linted file its own, smaller budget); `words`: the client's, in its notes."""
         self.ctx = ctx = run.context
         self.policy = policy = run.policy
         self.counter = run.counter
@@ -222,6 +235,7 @@ class Loader:
         # decided by where cwd is (`discovery.prefixes`).
         self.decisions: list[tuple[str, bool, bool | None]] = []
         self._exclude = exclude
+        self._words = words
         # cwd is a real path (`build_context`), so cwd and its ancestors are their own.
         self._real_dirs = RealDirs(_self_and_parents(str(ctx.cwd)))
         self._resolved: dict[str, Resolved] = {}
@@ -450,7 +464,7 @@ class Loader:
     def note_if_outside(self, path: str, what: str, *, above: bool = False) -> None:
         """Report `path` (a workspace file, a context file, an import) if it is in the project
         and its real path is not; with `above`, a file the client's walk found in a directory
-        above the project too (Codex's project docs from a root marker above it)."""
+        above the project too (project docs found from a root marker above it)."""
         found = os.path.normpath(path)
         place = place_of(found, self._root) if above else self._root
         self._note_if_reached_out(path, self.resolve(path).path, what, found, place)
@@ -504,7 +518,7 @@ class Loader:
             return False
         if self._exclude is not None and self._exclude(path, layer):
             if os.path.lexists(path):
-                self.note(codes.EXCLUDED, path, "excluded by claudeMdExcludes")
+                self.note(codes.EXCLUDED, path, f"excluded by {self._words.excluded_by}")
             return False
         return True
 
@@ -524,9 +538,9 @@ class Loader:
                     codes.IMPORT_MISSING, path, f"imported by {self.display(chain[-1])} but missing"
                 )
             return None
-        # Claude Code checks every file it processes, but the files it starts from are all
-        # `.md`: only imports can fail it, and other clients' files (`.mdc`, `.cursorrules`)
-        # are text by their name.
+        # The client checks every file it processes, but the files it starts from are all
+        # `.md`: only imports can fail it, and other clients' files (`.mdc`, a dotfile) are
+        # text by their name.
         if depth and not has_text_extension(path):
             self.note(
                 codes.IMPORT_NOT_TEXT,
@@ -627,7 +641,7 @@ class Loader:
                     codes.IMPORT_EXTERNAL,
                     target,
                     f"@{token} in {importer} points outside the working directory; "
-                    "the client drops it unless external imports are approved in ~/.claude.json",
+                    f"the client drops it {self._words.approval}",
                 )
                 continue
             if inside and not self._inside_cwd(target):

@@ -1,8 +1,8 @@
-"""Where things live: defaults for home/managed/environ, git roots, how paths are shown.
+"""Where things live: defaults for home and environ, git roots, how paths are shown.
 
-The three defaults (`default_home`, `default_managed_dir`, `default_environ`) are the only
-places the library looks at the real machine; tests replace them so that touching the real
-home or `/etc/claude-code` fails loudly.
+The defaults (`default_home`, `default_environ`, and the managed policy directory's,
+`clients.registry.default_managed_dir`) are the only places the library looks at the real
+machine; tests replace them so that touching the real home or managed directory fails loudly.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
 from .disk import Disk
@@ -31,21 +30,24 @@ def default_environ() -> Mapping[str, str]:
     return os.environ
 
 
-def default_managed_dir(platform: str = sys.platform) -> Path:
-    """Claude Code's managed policy directory for the platform."""
-    if platform == "darwin":
-        return Path("/Library/Application Support/ClaudeCode")
-    if platform.startswith("win"):
-        return Path("C:/Program Files/ClaudeCode")
-    return Path("/etc/claude-code")
-
-
 def env_truthy(environ: Mapping[str, str], name: str) -> bool:
     return environ.get(name, "").strip().lower() in _TRUTHY
 
 
 def env_falsy(environ: Mapping[str, str], name: str) -> bool:
     return environ.get(name, "").strip().lower() in _FALSY
+
+
+# Where skills live in the open Agent Skills layout (agentskills.io), which agents besides a
+# client's own skills directories read: `.agents/skills/<name>/`.
+OPEN_SKILL_HOME = ".agents"
+
+
+def in_skill_folder(path: Path, homes: Collection[str]) -> bool:
+    """Whether `path` is inside a skill's folder, `<home>/skills/<name>/...` for one of
+    `homes` (directory names): a skill's own file, read with the skill."""
+    parts = path.parts
+    return any(parts[i] in homes and parts[i + 1] == "skills" for i in range(len(parts) - 3))
 
 
 _MAX_OWNERS = 16  # work trees owning one another (submodules of submodules)
@@ -183,7 +185,7 @@ def within(path: str, directory: str) -> bool:
 
 
 def is_within(path: str, directory: str) -> bool:
-    """Claude Code's `pathInWorkingPath` (case-insensitive, `..` never inside)."""
+    """The client's `pathInWorkingPath` (case-insensitive, `..` never inside)."""
     return keys_within(containment_key(path), containment_key(directory))
 
 

@@ -1,6 +1,6 @@
 """Discoveries of many directories of one tree, sharing the walk down to them.
 
-Claude Code's start-up discovery is a fold: the managed and user layers, then each directory
+A client's start-up discovery may be a fold: the managed and user layers, then each directory
 from the filesystem root down to cwd, each adding its files (and what they import) to what
 the directories above it loaded. A lint of a whole repository discovers hundreds of
 directories, and each discovery repeated its parents' work (a directory eight levels down
@@ -17,7 +17,7 @@ out the same for that cwd. An import inside cwd only when case is ignored is nev
 (what the client says then depends on the filesystem).
 
 What else a level depends on is its key: the machine (home, managed directory, git and
-project roots), the settings the client read (`ClaudeSetup`) and the policy. One `Prefixes`
+project roots), the settings the client read and the policy. One `Prefixes`
 serves one lint run: the policy, the environment and the token counter of its first
 discovery are taken as the run's, and a discovery with others does not use it. Reusing a
 level skips the observer's events for what it loaded: only runs whose observer records

@@ -2,7 +2,7 @@
 
 A file is stat'ed before it is opened: directories, FIFOs, sockets and devices are refused
 without opening them (opening a FIFO would block), files over the size limit are refused
-without reading them (a 1 GB sparse CLAUDE.md costs one stat), and at most `max_bytes + 1`
+without reading them (a 1 GB sparse instruction file costs one stat), and at most `max_bytes + 1`
 bytes are ever read.
 """
 
@@ -70,7 +70,7 @@ def read_text(path: str, max_bytes: int, st: os.stat_result | None = None) -> Re
 
 def read_head(path: str, max_bytes: int) -> ReadResult:
     """The first `max_bytes` bytes of `path` however large it is (`size`: the whole file's),
-    as a client that reads a file up to a byte budget does (Codex's project docs). `data`
+    as a client that reads a file up to a byte budget does (project docs under a budget). `data`
     may end inside a character: `text` is decoded with replacement, for the caller to cut."""
     return _read(path, max_bytes, None, head=True)
 

@@ -1,10 +1,10 @@
-"""`.claude/rules/**/*.md`: reading rule directories and matching `paths:` globs.
+"""Rules directories: reading them, and matching `paths:` globs.
 
-Claude Code (2.1.x `processMdRules`) reads a rules directory recursively in raw directory
-order, follows symlinked directories (a directory already visited is not entered again, so
-loops end), takes only names ending in `.md` (case-sensitive), and stores a rule under its
-real path. Conditional rules (`paths:`) match with gitignore semantics, relative to the
-directory that holds `.claude` for project rules, or to the original cwd for user/managed rules.
+A rules directory is read as the client's `processMdRules` reads it (docs/ says whose):
+recursively in raw directory order, following symlinked directories (a directory already
+visited is not entered again, so loops end), taking only names with the client's suffix
+(case-sensitive), and keeping a rule under its real path. Conditional rules (`paths:`) match
+with gitignore semantics, relative to the directory a `RuleSet` names (`base_dir`).
 """
 
 from __future__ import annotations
@@ -30,16 +30,16 @@ class RuleSet(NamedTuple):
     include_external: bool
 
 
-# A rules directory is walked with these bounds (the client has none: a link to `/` in
-# `.claude/rules` reads the whole machine). What is past them is reported, not loaded.
+# A rules directory is walked with these bounds (the client has none: a link to `/` in a
+# rules directory reads the whole machine). What is past them is reported, not loaded.
 RULES_MAX_FILES = 1000  # `*.md` files yielded from one rules directory
 RULES_MAX_ENTRIES = 20_000  # directory entries looked at while walking it
 RULES_MAX_DEPTH = 64  # directories nested below it
 
 
 def rule_files(loader: Loader, directory: str, layer: Layer, suffix: str = ".md") -> Iterator[str]:
-    """Every path under `directory` whose name ends in `suffix` (case-sensitive: `.md` for
-    Claude Code, `.mdc` for Cursor, `.instructions.md` for Copilot), in the policy's order,
+    """Every path under `directory` whose name ends in `suffix` (case-sensitive, the
+    client's: `.md`, `.mdc`, `.instructions.md`), in the policy's order,
     each loop entered once.
 
     Depth first, a subdirectory at the position where it appears, without recursion (the

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple, Unpack
 
 from .. import codes
+from ..clients import registry
 from ..discovery.disk import Disk
 from ..discovery.locations import find_git_root
 from ..discovery.rules import RULES_MAX_FILES
@@ -23,7 +24,8 @@ from ..errors import AssemblerError
 from ..model import Policy, Severity
 from ..policy import resolve_policy
 from ..request import Options, PathLike, Request, checked_path, checked_paths
-from .context import ContextChecker
+from .context import StartChecks, Starts
+from .duplicates import Duplicates
 from .files import (
     FileChecker,
     FileInfo,
@@ -34,11 +36,21 @@ from .files import (
     relative_shown,
 )
 from .git import MAX_LISTED, GitRepo
+from .listing import (
+    MAX_WALK_ENTRIES,
+    MAX_WALK_FILES,
+    Listing,
+    holds_instruction_files,
+    instruction_files,
+    merged,
+    other_files,
+    read_when_ignored,
+    together,
+    tracked_files,
+    walk,
+)
 
 _SUPPRESS = re.compile(r"<!--\s*ctxasm:\s*(disable(?:-next-line)?)\s*=\s*([A-Za-z0-9_,\s]+?)\s*-->")
-_SKIP_DIRS = frozenset(
-    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "dist", "build"}
-)
 _LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "off": None}
 
 __all__ = ["LintError", "LintResult", "is_instruction_file", "lint", "suppressions"]
@@ -96,17 +108,18 @@ def _levels(
     """The effective severity of every lint code (None: not selected)."""
     chosen_select = tuple(select) or policy.lint.select
     chosen_ignore = (*policy.lint.ignore, *ignore)
+    every = registry.lint_codes()
     for code in (*chosen_select, *chosen_ignore):
-        if not any(entry.code.startswith(code) for entry in codes.LINT_CODES):
+        if not any(entry.code.startswith(code) for entry in every):
             raise LintError(f"{code}: no such lint code; `ctxasm codes` lists them")
     overrides = dict(policy.lint.severity)
     for code in overrides:
-        if code not in codes.BY_CODE or codes.BY_CODE[code].lint is None:
+        if code not in {entry.code for entry in every}:
             raise LintError(
                 f"{policy.origin}: lint.severity names unknown code '{code}'; `ctxasm codes` lists them"
             )
     levels: dict[str, Severity | None] = {}
-    for entry in codes.LINT_CODES:
+    for entry in every:
         # Selecting codes keeps CTX008 on: it says that findings of those codes were left out.
         on = (
             not chosen_select
@@ -116,175 +129,6 @@ def _levels(
         level = _LEVELS[overrides[entry.code]] if entry.code in overrides else entry.lint
         levels[entry.code] = level if on else None
     return levels
-
-
-# Git-ignored files an agent reads all the same (`CLAUDE.local.md` is ignored by design; the
-# agents read `CLAUDE.md`, `AGENTS.md` and `GEMINI.md` by name, ignored or not), and
-# `.claude/CLAUDE.local.md`, which it never reads (CTX401): whole-repository lint checks them.
-_READ_WHEN_IGNORED = (
-    ":(glob)**/CLAUDE.local.md",
-    ":(glob)**/CLAUDE.md",
-    ":(glob)**/AGENTS.md",
-    ":(glob)**/AGENTS.override.md",
-    ":(glob)**/GEMINI.md",
-    ":(glob)**/.claude/**",
-)
-# Not in vendored or built trees (`.venv/.../AGENTS.md` is a package's, not the project's).
-_IGNORED_BUT_READ = re.compile(
-    r"^(?!.*(?:^|/)(?:node_modules|\.venv|venv|__pycache__|\.tox|dist|build|\.claude/worktrees)/)"
-    r"(?:[^/]+/)*?"
-    r"(?:CLAUDE\.local\.md|CLAUDE\.md|AGENTS(?:\.override)?\.md|GEMINI\.md"
-    r"|\.claude/(?:CLAUDE\.md|CLAUDE\.local\.md|rules/.+\.md))$"
-)
-
-
-def _discover_files(
-    root: Path, repo: GitRepo | None, stopped: list[Path], ignored: list[Path]
-) -> list[Path]:
-    """Instruction files under `root`: git's view (tracked + untracked, not ignored, and the
-    ignored ones an agent reads anyway, added to `ignored`), else a walk. A symlinked
-    directory where instruction files go (`.claude/rules -> ../shared`) is listed through the
-    link, as the client loads it (git lists only the link)."""
-    if repo is None:
-        return _walk(root, root, stopped)
-    repo.walk(_READ_WHEN_IGNORED)
-    tracked = _tracked_files(root, repo, stopped)
-    return _together(tracked, _other_files(root, repo, stopped, ignored, tracked))
-
-
-def _together(tracked: list[Path], rest: list[Path]) -> list[Path]:
-    """Both parts in path order; without tracked files, `rest` as it came (a walk's order)."""
-    return sorted({*tracked, *rest}) if tracked else rest
-
-
-def _tracked_files(root: Path, repo: GitRepo, stopped: list[Path]) -> list[Path]:
-    """The first part of `_discover_files`: the instruction files git tracks under `root`
-    (git's index: no walk of the working tree)."""
-    base = repo.relative(root)
-    if base is None:
-        return []
-    found = _instruction_files(repo, sorted(repo.tracked()), base, stopped, MAX_WALK_FILES)
-    if not repo.complete:  # git listed more paths than lint keeps
-        _stop(stopped, root)
-    return found
-
-
-def _other_files(
-    root: Path, repo: GitRepo, stopped: list[Path], ignored: list[Path], tracked: Sequence[Path]
-) -> list[Path]:
-    """The rest of `_discover_files`, once git has walked the working tree (`GitRepo.walk`,
-    started before `_tracked_files`): untracked files and ignored ones an agent reads, added to
-    `ignored`; all of them by a walk when git lists no file at all (or `root` is not in it)."""
-    untracked, ignored_names = repo.walked()
-    base = repo.relative(root)
-    if base is None or not (untracked or repo.tracked()):
-        return _walk(root, root, stopped)
-    room = MAX_WALK_FILES - len(tracked)
-    found = set(_instruction_files(repo, untracked, base, stopped, room))
-    have = set(tracked)
-    prefix = "" if base in ("", ".") else base + "/"
-    for name in ignored_names:
-        path = repo.root / name
-        if (
-            name.startswith(prefix)
-            and _IGNORED_BUT_READ.match(name)
-            and path not in have
-            and path not in found
-        ):
-            if len(found) >= room:
-                _stop(stopped, root)
-                break
-            found.add(path)
-            ignored.append(path)
-    return sorted(found)
-
-
-def _instruction_files(
-    repo: GitRepo, names: Iterable[str], base: str, stopped: list[Path], limit: int
-) -> list[Path]:
-    """Of git's `names` (relative to the repository), the instruction files under `base`, a
-    linked directory where instruction files go listed through the link: at most `limit`
-    (the first ones git lists), past it `base` is added to `stopped`."""
-    prefix = "" if base in ("", ".") else base + "/"
-    found: set[Path] = set()
-    for name in names:
-        if len(found) > limit:
-            break
-        if not name.startswith(prefix):
-            continue
-        if _holds_instruction_files(name) and os.path.isdir(repo.root / name):
-            found.update(_walk(repo.root / name, repo.root, stopped, RULES_MAX_FILES))
-        elif is_instruction_file(name):
-            found.add(repo.root / name)
-    if len(found) > limit:
-        _stop(stopped, repo.root / base if prefix else repo.root)
-    return sorted(found)[: max(limit, 0)]
-
-
-def _stop(stopped: list[Path], top: Path) -> None:
-    """Say once that lint stopped listing files under `top`."""
-    if top not in stopped:
-        stopped.append(top)
-
-
-# Files a walk lists at most under the directory linted (through a symlinked rules directory:
-# as many as the client's walk loads, `RULES_MAX_FILES`), and entries it looks at (a link to
-# `/` in `.claude/rules` must not make lint list the whole machine).
-MAX_WALK_FILES = 10_000
-MAX_WALK_ENTRIES = 200_000
-
-
-def _walk(
-    top: Path, root: Path, stopped: list[Path], max_files: int = MAX_WALK_FILES
-) -> list[Path]:
-    """Instruction files under `top` (names relative to `root`), in sorted order, without
-    recursion (a tree thousands of directories deep is no error). Symlinked directories are
-    followed only where instruction files go (the client follows them in rules
-    directories), each real directory once. Past `MAX_WALK_FILES` files or `MAX_WALK_ENTRIES`
-    entries it stops, and adds `top` to `stopped`."""
-    found: list[Path] = []
-    seen: set[tuple[int, int]] = set()  # (device, inode) of each directory listed
-    stack = [top]
-    looked = 0
-    while stack:
-        if len(found) > max_files or looked >= MAX_WALK_ENTRIES:
-            stopped.append(top)
-            break
-        directory = stack.pop()
-        try:
-            st = os.stat(directory)
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue
-        if (st.st_dev, st.st_ino) in seen:
-            continue
-        seen.add((st.st_dev, st.st_ino))
-        looked += len(entries)
-        below = []
-        for entry in entries:
-            path = Path(directory) / entry.name
-            rel = path.relative_to(root).as_posix()
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                linked_dir = entry.is_symlink() and entry.is_dir()
-            except OSError:
-                continue
-            if (is_dir and entry.name not in _SKIP_DIRS) or (
-                linked_dir and _holds_instruction_files(rel)
-            ):
-                below.append(path)
-            elif not is_dir and not linked_dir and is_instruction_file(rel):
-                found.append(path)
-        stack += reversed(below)
-    if len(found) > max_files and top not in stopped:
-        stopped.append(top)
-    return found[:max_files]
-
-
-def _holds_instruction_files(rel: str) -> bool:
-    """Whether a file directly in the directory `rel` would be an instruction file."""
-    return is_instruction_file(rel + "/x.md")
 
 
 class _Repos:
@@ -346,97 +190,86 @@ def lint(
     request = Request.of(os.path.abspath(cwd) if cwd is not None else here, **options)
     git_root = find_git_root(request.cwd, Disk())
     policy = resolve_policy(request.policy, request.cwd, git_root or request.cwd)
-    levels = _levels(policy, select, ignore)
     machine = Machine(request.home, request.managed_dir, request.environ)
+    run = _Run.of(policy, machine, _levels(policy, select, ignore), request.max_tokens or 0)
+    whole_tree = not files and cwd is None
     repos = _Repos()
     try:
-        whole_tree = not files and cwd is None
-        stopped: list[Path] = []
-        ignored: list[Path] = []
-        wanted = frozenset(code for code, level in levels.items() if level is not None)
-        context = ContextChecker(policy, machine, request.max_tokens or 0, wanted)
-        memory: list[Path] = []
         if whole_tree:
-            paths = _index_whole_tree(here, repos.of(here), context, stopped, ignored, memory)
+            listing, memory = _index_whole_tree(here, repos.of(here), run)
         else:
-            paths = _given(files, here, stopped, repos, ignored)
-        many = not whole_tree and len(paths) >= INDEX_FROM_FILES
-        indexes = codes.DUPLICATE.code in wanted  # the index is for duplicates only
-        if many and indexes and (repo := repos.of(here)) is not None:
-            # Many files given (`pre-commit run --all-files`): index the whole repository as
-            # whole-repository lint does; each result is the same, only found sooner.
-            unlisted: list[Path] = []
-            every = _discover_files(repo.root, repo, unlisted, [])
-            context.index_repository(repo.root, every, complete=not unlisted)
-        checkers: dict[GitRepo | None, FileChecker] = {}
-        findings = _leveled(
-            (
-                Finding(
-                    relative_shown(top, here),
-                    1,
-                    1,
-                    codes.FINDINGS_CAPPED.code,
-                    f"lint stopped listing files here after {MAX_WALK_FILES:,} files ({RULES_MAX_FILES:,} through a link), "
-                    f"{MAX_WALK_ENTRIES:,} entries walked or {MAX_LISTED:,} paths git lists: the files beyond are not "
-                    "checked; is a link pointing at a large directory?",
-                )
-                for top in stopped
-            ),
-            levels,
-        )
-        for path in paths:
-            if (repo := repos.of(path.parent)) is not None:
-                repo.will_ask([path])  # whether it is git-ignored: one git run for all
-        load_dirs: set[Path] = set()
-        for path in paths:
-            if _links_to_instruction_file(path):
-                continue  # its target is linted under its own name: report each problem once
-            info = classify(path, relative_shown(path, here), context.client)
-            repo = repos.of(path.parent)
-            if repo not in checkers:
-                checkers[repo] = FileChecker(policy, machine, repo, context.shared_reads())
-            findings += _capped(_leveled(_check_file(info, checkers[repo], repo, context), levels))
-            if context.applies(info):
-                load_dirs.add(info.load_dir)
-        start = [here] if whole_tree else ([request.cwd] if cwd is not None else [])
+            listing, memory = _given(files, here, repos), ()
+            if len(listing.files) >= INDEX_FROM_FILES:
+                _index_repository(repos.of(here), run.duplicates)
+        paths = (*listing.files, *memory)
+        findings = _leveled((_stopped(top, here) for top in listing.stopped), run.levels)
+        checked, load_dirs = _check_files(paths, here, run, repos)
+        findings += checked
+        start = [here] if whole_tree else [request.cwd] if cwd is not None else []
         for directory in start:  # what loads there from outside, that no linted file holds
-            findings += _leveled(context.start_notes(directory, here), levels)
-        budget_dirs = sorted(load_dirs) if whole_tree else start
-        for directory in budget_dirs:
-            findings += context.over_budget(directory, here)
-        findings += _leveled(repos.unlisted(here), levels)
+            findings += _leveled(run.checks.start_notes(directory, here), run.levels)
+        for directory in sorted(load_dirs) if whole_tree else start:
+            findings += run.checks.over_budget(directory, here)
+        findings += _leveled(repos.unlisted(here), run.levels)
     finally:
         repos.close()
-    return _finish(findings, levels, paths, here, ignored, memory)
+    return _finish(findings, run.levels, paths, here, listing.ignored, memory)
+
+
+class _Run(NamedTuple):
+    """What the checks of one lint run share: the policy, the machine, each code's level (and
+    the codes reported), what loads at each start, the duplicates index, the start checks."""
+
+    policy: Policy
+    machine: Machine
+    levels: Mapping[str, Severity | None]
+    starts: Starts
+    duplicates: Duplicates
+    checks: StartChecks
+
+    @classmethod
+    def of(
+        cls,
+        policy: Policy,
+        machine: Machine,
+        levels: Mapping[str, Severity | None],
+        max_tokens: int,
+    ) -> _Run:
+        wanted = frozenset(code for code, level in levels.items() if level is not None)
+        starts = Starts(policy, machine)
+        checks = StartChecks(starts, max_tokens, wanted)
+        return cls(policy, machine, levels, starts, Duplicates(starts, wanted), checks)
+
+
+def _stopped(top: Path, here: Path) -> Finding:
+    """`CTX008` where listing files stopped at one of its limits."""
+    return Finding(
+        relative_shown(top, here), 1, 1, codes.FINDINGS_CAPPED.code,
+        f"lint stopped listing files here after {MAX_WALK_FILES:,} files ({RULES_MAX_FILES:,} through a link), "
+        f"{MAX_WALK_ENTRIES:,} entries walked or {MAX_LISTED:,} paths git lists: the files beyond are not "
+        "checked; is a link pointing at a large directory?",
+    )  # fmt: skip
 
 
 def _index_whole_tree(
-    here: Path,
-    repo: GitRepo | None,
-    context: ContextChecker,
-    stopped: list[Path],
-    ignored: list[Path],
-    memory: list[Path],
-) -> list[Path]:
-    """Every instruction file under `here` and the repository's auto memory (added to
-    `memory`), indexed as they are found: the tracked files while git walks the working tree
-    for the others (on a large tree the walk takes as long as indexing)."""
+    here: Path, repo: GitRepo | None, run: _Run
+) -> tuple[Listing, tuple[Path, ...]]:
+    """Every instruction file under `here`, and the repository's auto memory (outside it),
+    indexed as they are found: the tracked files while git walks the working tree for the
+    others (on a large tree the walk takes as long as indexing)."""
+    duplicates = run.duplicates
     if repo is not None:
-        repo.walk(_READ_WHEN_IGNORED)
-    context.start_index(here)
-    tracked = _tracked_files(here, repo, stopped) if repo is not None else []
-    context.index_files(tracked)
-    rest = (
-        _other_files(here, repo, stopped, ignored, tracked)
-        if repo is not None
-        else _walk(here, here, stopped)
-    )
-    context.index_files(rest)
-    paths = _together(tracked, rest)
-    memory += [m for m in context.memory_files(here) if m not in paths]
-    context.index_files(memory)
-    context.finish_index(complete=not stopped)
-    return [*paths, *memory]
+        repo.walk(read_when_ignored())
+    duplicates.start_index(here)
+    tracked = tracked_files(here, repo) if repo is not None else Listing()
+    duplicates.index_files(tracked.files)
+    rest = other_files(here, repo, tracked.files) if repo is not None else walk(here, here)
+    duplicates.index_files(rest.files)
+    listing = together(tracked, rest)
+    memory = tuple(m for m in run.starts.memory_files(here) if m not in listing.files)
+    duplicates.index_files(memory)
+    duplicates.finish_index(complete=not listing.stopped)
+    return listing, memory
 
 
 # From this many files given, lint indexes the repository (`lint.universe`) before checking
@@ -444,38 +277,70 @@ def _index_whole_tree(
 INDEX_FROM_FILES = 64
 
 
-def _given(
-    files: Sequence[PathLike], here: Path, stopped: list[Path], repos: _Repos, ignored: list[Path]
-) -> list[Path]:
+def _index_repository(repo: GitRepo | None, duplicates: Duplicates) -> None:
+    """Many files given (`pre-commit run --all-files`): index the whole repository as
+    whole-repository lint does; each result is the same, only found sooner."""
+    if repo is None or not duplicates.wanted:
+        return  # the index is for duplicates only
+    every = instruction_files(repo.root, repo)
+    duplicates.index_repository(repo.root, every.files, complete=not every.stopped)
+
+
+def _given(files: Sequence[PathLike], here: Path, repos: _Repos) -> Listing:
     """The files given; a symlinked rules directory (git, and so pre-commit, sees a file)
     stands for the instruction files in it, and a directory (`ctxasm lint .`) for every
     instruction file under it, found as whole-repository lint finds them."""
-    paths = []
+    parts: list[Listing] = []
     for path in (Path(os.path.abspath(here / f)) for f in files):
         if not os.path.lexists(path):
             raise LintError(
                 f"{relative_shown(path, here)}: no such file; pass existing instruction files"
             )
-        if path.is_symlink() and path.is_dir() and _holds_instruction_files(path.as_posix()):
-            paths += _walk(path, Path(path.anchor), stopped, RULES_MAX_FILES)
+        if path.is_symlink() and path.is_dir() and holds_instruction_files(path.as_posix()):
+            parts.append(walk(path, Path(path.anchor), RULES_MAX_FILES))
         elif path.is_dir() and not path.is_symlink() and not is_instruction_file(path.name):
-            paths += _discover_files(path, repos.of(path), stopped, ignored)
+            parts.append(instruction_files(path, repos.of(path)))
         else:
-            paths.append(path)
-    return list(dict.fromkeys(paths))
+            parts.append(Listing((path,)))
+    return merged(parts, dict.fromkeys(p for part in parts for p in part.files))
+
+
+def _check_files(
+    paths: Sequence[Path], here: Path, run: _Run, repos: _Repos
+) -> tuple[list[Finding], set[Path]]:
+    """Each file's findings, and the directories an agent starts in to load one of the
+    policy's client's files at start (their whole context is checked against the budget)."""
+    for path in paths:
+        if (repo := repos.of(path.parent)) is not None:
+            repo.will_ask([path])  # whether it is git-ignored: one git run for all
+    checkers: dict[GitRepo | None, FileChecker] = {}
+    findings: list[Finding] = []
+    load_dirs: set[Path] = set()
+    for path in paths:
+        if _links_to_instruction_file(path):
+            continue  # its target is linted under its own name: report each problem once
+        info = classify(path, relative_shown(path, here), run.starts.client)
+        repo = repos.of(path.parent)
+        if repo not in checkers:
+            reads = run.starts.shared_reads()
+            checkers[repo] = FileChecker(run.policy, run.machine, repo, reads)
+        findings += _capped(_leveled(_check_file(info, checkers[repo], repo, run), run.levels))
+        if run.starts.applies(info):
+            load_dirs.add(info.load_dir)
+    return findings, load_dirs
 
 
 def _check_file(
-    info: FileInfo, checker: FileChecker, repo: GitRepo | None, context: ContextChecker
+    info: FileInfo, checker: FileChecker, repo: GitRepo | None, run: _Run
 ) -> list[Finding]:
     """One file's own findings, those against the context it loads with, minus suppressed
     ones and those of checks that do not apply to its client's files."""
     checked = checker.check(info)
     found = list(checked.findings)
     if checked.text is not None and checked.lines is not None:
-        found += context.duplicates(info, checked.lines, checked.body)
-        found += context.dropped_for_deeper_starts(info, checked.lines, repo)
-        found += context.client_notes(info)
+        found += run.duplicates.duplicates(info, checked.lines, checked.body)
+        found += run.checks.dropped_for_deeper_starts(info, checked.lines, repo)
+        found += run.checks.client_notes(info)
         hidden = suppressions(checked.text)
         found = [f for f in found if not hidden.hides(f)]
     if info.clients:  # the checks of every agent that loads it, and no other
@@ -539,7 +404,8 @@ def _capped(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _links_to_instruction_file(path: Path) -> bool:
-    """`CLAUDE.md -> AGENTS.md` and the like: the same text under another instruction name."""
+    """One agent's instruction file linked to another's: the same text under another
+    instruction name."""
     if not path.is_symlink():
         return False
     real = Path(os.path.realpath(path))

@@ -1,4 +1,6 @@
-"""Checks that need the assembled context: duplicated text, imports a deeper start drops, budget.
+"""What loads at start in each directory a lint run asks about (`Starts`), and the checks of
+it (`StartChecks`): content from outside, a client's findings at a position, imports a
+deeper start drops, the token budget. Duplicated text is `lint.duplicates`'.
 
 Each check is computed for one linted file (or one directory) from what the policy's client
 loads there, so the results do not depend on which other files were passed in the same run.
@@ -11,15 +13,14 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-import re
 import time
-from collections.abc import Container, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Hashable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import codes
 from ..clients import registry
-from ..clients.base import Client, FileKind, follows_imports_outside_cwd, notes_at_start
+from ..clients.base import Client, FileKind
 from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
@@ -27,141 +28,72 @@ from ..discovery.locations import is_within
 from ..discovery.prefixes import Prefixes
 from ..model import Layer, Policy, Reason
 from ..parsing.imports import iter_imports
-from ..parsing.parse import CLIENT, parse
+from ..parsing.parse import parse
 from ..parsing.positions import Lines
 from ..tokens import estimate_tokens
-from .files import FileInfo, Finding, Machine, Positions, relative_shown
+from .files import EVERY_STEP, FileInfo, Finding, Machine, Positions, relative_shown
 from .git import GitRepo
-from .universe import Universe
 
 if TYPE_CHECKING:
     from ..assembly import Assembly
     from ..discovery.cache import ReadCache
 
 T = TypeVar("T")
-_MIN_PARAGRAPH = 40
 LOADS_AT_START = frozenset({FileKind.INSTRUCTIONS, FileKind.LOCAL, FileKind.RULE})
 # Files a client's discovery of their directory may say something about, at a position.
 _SAYS_AT_START = LOADS_AT_START | {FileKind.SETTINGS}
-
-
-def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
-    """(offset, normalised text) of each paragraph worth comparing."""
-    for match in re.finditer(r"(?:[^\n]*\S[^\n]*(?:\n|$))+", text):
-        block = match.group(0)
-        lines = [
-            ln
-            for ln in block.splitlines()
-            if not ln.lstrip().startswith(("#", "```", "~~~", "<!--"))
-        ]
-        normal = " ".join(" ".join(lines).split())
-        if len(normal) >= _MIN_PARAGRAPH:
-            yield match.start(), normal
 
 
 _NAMED_STARTS = 10  # deeper directories CTX207 names (the rest are counted)
 _FROM_OUTSIDE = frozenset(
     c.code for c in (codes.OUTSIDE_PROJECT, codes.OUTSIDE_HOME, codes.MEMORY_MOVED)
 )
-_EVERY_CODE = frozenset(code.code for code in codes.LINT_CODES)
 
 
-class ContextChecker:
-    """Assembles the context of a directory once per run and checks files against it.
-    `wanted`: the codes the run reports; a check whose code is not among them does no work
-    (without `CTX502`, the repository is not indexed either)."""
+class Starts:
+    """What the policy's client loads at start in each directory of one lint run: one
+    discovery per directory, every file read and parsed once across all of them
+    (`_SharedReads`), and the real paths asked on the way."""
 
-    def __init__(
-        self,
-        policy: Policy,
-        machine: Machine,
-        max_tokens: int,
-        wanted: Container[str] = _EVERY_CODE,
-    ) -> None:
+    def __init__(self, policy: Policy, machine: Machine) -> None:
         self.policy = policy
-        self._wanted = wanted
         # What loads at start, for comparing files: the skills index is not a file.
         self._discovery_policy = policy._replace(skills=False)
         self.client = registry.get(policy.client)
         self.machine = machine
-        self.max_tokens = max_tokens
-        self._assemblies: dict[Path, Assembly] = {}
-        self._discoveries: dict[Path, Discovery | None] = {}
-        self._other_discoveries: dict[tuple[str, Path], Discovery | None] = {}
+        self._discoveries: dict[Path, Discovery[Any] | None] = {}
+        self._other_discoveries: dict[tuple[str, Path], Discovery[Any] | None] = {}
         self._reads: _SharedReads | None = None
         self._realpaths: dict[str, str] = {}
         self._links: dict[str, bool] = {}
-        self._paragraph_cache: dict[tuple[str, str], tuple[str, ...]] = {}
         self._loaded_in: dict[Path, frozenset[str]] = {}
-        self._drops: dict[Path, bool] = {}
-        self._universe: Universe | None = None
-        self._indexing: Universe | None = None  # between `start_index` and `finish_index`
-        self._start_dirs: dict[GitRepo, StartDirs] = {}
         self._prefixes: Prefixes[Any] = Prefixes()  # the discoveries down the tree share work
-
-    def index_repository(self, root: Path, paths: Sequence[Path], complete: bool) -> None:
-        """Whole-repository lint: index what every start can load (`Universe`), so that only
-        directories where a file may repeat another's paragraph are discovered. `complete`:
-        `paths` are all the instruction files under `root` (no walk stopped at its limits).
-        In three steps for a caller that lists files while it indexes: `start_index`,
-        `index_files` (as often as needed), `finish_index`."""
-        self.start_index(root)
-        self.index_files(paths)
-        self.finish_index(complete)
-
-    def start_index(self, root: Path) -> None:
-        if codes.DUPLICATE.code not in self._wanted:
-            return  # the index is for duplicates only
-        recording = _Recording(self.shared_reads())
-        root_discovery = self._discover(root, recording)
-        self._indexing = Universe(
-            root, root_discovery, recording.seen, self.machine, self.policy, self.shared_reads(),
-            self._paragraphs_of, lambda path: self.client.classify(path) is not None, self._real,
-        )  # fmt: skip
-
-    def index_files(self, paths: Iterable[Path]) -> None:
-        universe = self._indexing
-        if universe is None:
-            return  # not indexing: duplicates are not checked
-        for path in paths:
-            role = self.client.classify(path)
-            loads = role is not None and role.kind in LOADS_AT_START
-            universe.add_linted(path, role.load_dir if loads and role is not None else None)
-
-    def finish_index(self, complete: bool) -> None:
-        universe = self._indexing
-        if universe is None:
-            return
-        universe.finish()
-        universe.complete = universe.complete and complete
-        self._universe = universe if universe.complete else None
-        self._indexing = None
+        # Told of each discovery of the policy's client (the index checks itself on them).
+        self.discovered: Callable[[Path, Discovery[Any]], None] | None = None
 
     def applies(self, info: FileInfo) -> bool:
         """Whether `info` is a file the policy's client loads at start from its directory."""
         return info.client is self.client and info.kind in LOADS_AT_START
 
-    def discovery(self, cwd: Path) -> Discovery | None:
+    def discovery(self, cwd: Path) -> Discovery[Any] | None:
         """What loads at start in `cwd` (no budget, no rendering: cheaper than an assembly);
         None when no agent can start there."""
         if cwd not in self._discoveries:
             found = self._discover(cwd, self.shared_reads(), prefixes=self._prefixes)
             self._discoveries[cwd] = found
-            universe = self._universe
-            if found is not None and universe is not None and universe.complete:
-                universe.record_kind(cwd, found)
-                universe.check(found)
+            if found is not None and self.discovered is not None:
+                self.discovered(cwd, found)
         return self._discoveries[cwd]
 
     def _discover(
         self,
         cwd: Path,
         observer: Observer | None,
-        client: Client | None = None,
+        client: Client[Any] | None = None,
         policy: Policy | None = None,
         *,
         prefixes: Prefixes[Any] | None = None,
-    ) -> Discovery | None:
+    ) -> Discovery[Any] | None:
         """What `client` (the policy's) loads at start in `cwd` with `policy` (the run's);
         `prefixes`: shared with the other discoveries of the run (only with quiet reads)."""
         from ..errors import AssemblerError
@@ -187,23 +119,6 @@ class ContextChecker:
             return None
         return Run(ctx, policy or self._discovery_policy, estimate_tokens, Disk(observer), prefixes)
 
-    def _drops_outside(self, cwd: Path) -> bool:
-        """Whether the agent started in `cwd` may drop an import outside it (asked of the
-        client before a discovery: with external imports approved, Claude Code drops none)."""
-        found = self._drops.get(cwd)
-        if found is None:
-            from ..errors import AssemblerError
-
-            run = self._run(cwd, self.shared_reads(), prefixes=self._prefixes)
-            found = False  # no agent starts there
-            if run is not None:
-                try:
-                    found = not follows_imports_outside_cwd(self.client, run)
-                except AssemblerError:
-                    found = True  # unknown: its discovery tells
-            self._drops[cwd] = found
-        return found
-
     def memory_files(self, cwd: Path) -> list[Path]:
         """The auto memory index the client loads at start in `cwd` (it lives outside the
         repository, in the user's config directory, and goes into every prompt)."""
@@ -211,39 +126,7 @@ class ContextChecker:
         sources = discovery.sources if discovery is not None else ()
         return [Path(s.path) for s in sources if s.layer is Layer.MEMORY and os.path.isabs(s.path)]
 
-    def start_notes(self, cwd: Path, shown_base: Path) -> list[Finding]:
-        """What the client started in `cwd` says of content from outside that no linted file
-        holds (`Discovery.notes`): a file of a directory above the repository that reaches
-        elsewhere (CTX801, CTX802), auto memory the repository's settings moved (CTX804)."""
-        discovery = self.discovery(cwd)
-        return [
-            Finding(
-                relative_shown(note.path, shown_base), note.line, note.col, note.code, note.message
-            )
-            for note in (discovery.notes if discovery is not None else ())
-            if note.code in _FROM_OUTSIDE and note.code in self.client.lint_codes
-        ]
-
-    def client_notes(self, info: FileInfo) -> list[Finding]:
-        """What each client that loads `info` at start says about it at a position when it
-        discovers the file's directory (Codex: the line where its byte budget stops reading;
-        Gemini: an import that leaves the project, a bad `context.fileName`), for that
-        client's checks only."""
-        out: list[Finding] = []
-        me = self._real(str(info.path))
-        for client in info.clients:
-            if not notes_at_start(client):
-                continue  # nothing to ask: no discovery of its directory for it
-            role = client.classify(info.path)
-            if role is None or role.kind not in _SAYS_AT_START:
-                continue
-            discovery = self._client_discovery(client, role.load_dir)
-            for note in discovery.notes if discovery is not None else ():
-                if note.code in client.lint_codes and self._real(note.path) == me:
-                    out.append(Finding(info.shown, note.line, note.col, note.code, note.message))
-        return out
-
-    def _client_discovery(self, client: Client, cwd: Path) -> Discovery | None:
+    def client_discovery(self, client: Client[Any], cwd: Path) -> Discovery[Any] | None:
         """`discovery(cwd)` for any client, with the policy it runs with when only it is named
         (`policy.agent_policy`), or the run's when it has none."""
         if client is self.client:
@@ -260,24 +143,6 @@ class ContextChecker:
             self._other_discoveries[key] = self._discover(cwd, None, client, policy)
         return self._other_discoveries[key]
 
-    def assembly(self, cwd: Path) -> Assembly:
-        """The whole assembly of `cwd` (budgets, rendering): only for the budget check."""
-        if cwd not in self._assemblies:
-            from ..assembly import run
-            from ..request import Request
-
-            machine = self.machine
-            request = Request.of(
-                cwd,
-                policy=self.policy,
-                home=machine.home,
-                managed_dir=machine.managed_dir,
-                environ=machine.environ,
-                max_tokens=0,
-            )
-            self._assemblies[cwd] = run(request, observer=self.shared_reads())
-        return self._assemblies[cwd]
-
     def shared_reads(self) -> _SharedReads:
         """What the run's discoveries share: each file read and parsed once per run."""
         if self._reads is None:
@@ -286,27 +151,19 @@ class ContextChecker:
             self._reads = _SharedReads(ReadCache())
         return self._reads
 
-    def _real(self, path: str) -> str:
+    def real(self, path: str) -> str:
         real = self._realpaths.get(path)
         if real is None:
             real = self._realpaths[path] = self.machine.real.realpath(path)
         return real
 
-    def _paragraphs_of(self, path: str, content: str) -> tuple[str, ...]:
-        """A source's paragraphs; the same file loads for many directories of one run."""
-        key = (path, content)
-        found = self._paragraph_cache.get(key)
-        if found is None:
-            found = self._paragraph_cache[key] = tuple(p for _, p in _paragraphs(content))
-        return found
-
-    def _is_link(self, path: str) -> bool:
+    def is_link(self, path: str) -> bool:
         found = self._links.get(path)
         if found is None:
             found = self._links[path] = os.path.islink(path)
         return found
 
-    def _loaded(self, cwd: Path) -> frozenset[str]:
+    def loaded(self, cwd: Path) -> frozenset[str]:
         """The files that load at start in `cwd`: their paths, and the real paths of links."""
         found = self._loaded_in.get(cwd)
         if found is None:
@@ -315,46 +172,56 @@ class ContextChecker:
                 {s.path for s in discovery.sources if os.path.isabs(s.path)} if discovery else set()
             )
             found = self._loaded_in[cwd] = frozenset(
-                paths | {self._real(p) for p in paths if self._is_link(p)}
+                paths | {self.real(p) for p in paths if self.is_link(p)}
             )
         return found
 
-    def duplicates(self, info: FileInfo, lines: Lines, body: str) -> list[Finding]:
-        """Paragraphs of this file that another file loading with it already says."""
-        if codes.DUPLICATE.code not in self._wanted or not self.applies(info):
-            return []
-        me = self._real(str(info.path))
-        mine = list(_paragraphs(body))
-        others = (
-            self._universe.indexed_duplicates(info.load_dir, me, (p for _, p in mine))
-            if self._universe is not None
-            else None
-        )
-        if others is None:  # the index cannot tell: what loads there, in order
-            discovery = self.discovery(info.load_dir)
-            if discovery is None:
-                return []
-            others = {}
-            for source in discovery.sources:
-                if self._real(source.path) == me:
-                    continue
-                for paragraph in self._paragraphs_of(source.path, source.content):
-                    others.setdefault(paragraph, source.display)
-        out = []
-        base = len(lines.text) - len(body)
-        for offset, paragraph in mine:
-            where = others.get(paragraph)
-            if where is not None:
-                line, col = lines.at(base + offset)
-                out.append(
-                    Finding(
-                        info.shown,
-                        line,
-                        col,
-                        codes.DUPLICATE.code,
-                        f"this paragraph is also in {where}, which loads with it: keep it in one place",
-                    )
-                )
+
+class StartChecks:
+    """The checks of what an agent started in a directory loads: content from outside no
+    linted file holds (`start_notes`), what a client says of a file at a position when it
+    starts in its directory (`client_notes`), imports a deeper start drops (`CTX207`), the
+    token budget (`CTX601`). `wanted`: the codes the run reports; a check whose code is not
+    among them does no work."""
+
+    def __init__(self, starts: Starts, max_tokens: int, wanted: Container[str]) -> None:
+        self.starts = starts
+        self.max_tokens = max_tokens
+        self._wanted = wanted
+        self._assemblies: dict[Path, Assembly] = {}
+        self._drops: dict[Path, bool] = {}
+        self._start_dirs: dict[GitRepo, StartDirs] = {}
+
+    def start_notes(self, cwd: Path, shown_base: Path) -> list[Finding]:
+        """What the client started in `cwd` says of content from outside that no linted file
+        holds (`Discovery.notes`): a file of a directory above the repository that reaches
+        elsewhere (CTX801, CTX802), auto memory the repository's settings moved (CTX804)."""
+        discovery = self.starts.discovery(cwd)
+        return [
+            Finding(
+                relative_shown(note.path, shown_base), note.line, note.col, note.code, note.message
+            )
+            for note in (discovery.notes if discovery is not None else ())
+            if note.code in _FROM_OUTSIDE and note.code in self.starts.client.lint_codes
+        ]
+
+    def client_notes(self, info: FileInfo) -> list[Finding]:
+        """What each client that loads `info` at start says about it at a position when it
+        discovers the file's directory (the line where a byte budget stops reading, an import
+        that leaves the project, a bad setting), for that
+        client's checks only."""
+        out: list[Finding] = []
+        me = self.starts.real(str(info.path))
+        for client in info.clients:
+            if not client.notes_at_start:
+                continue  # nothing to ask: no discovery of its directory for it
+            role = client.classify(info.path)
+            if role is None or role.kind not in _SAYS_AT_START:
+                continue
+            discovery = self.starts.client_discovery(client, role.load_dir)
+            for note in discovery.notes if discovery is not None else ():
+                if note.code in client.lint_codes and self.starts.real(note.path) == me:
+                    out.append(Finding(info.shown, note.line, note.col, note.code, note.message))
         return out
 
     def dropped_for_deeper_starts(
@@ -364,15 +231,15 @@ class ContextChecker:
         the deeper start loads this file but not what it imports (as its discovery shows)."""
         if (
             codes.IMPORT_DEEPER_START.code not in self._wanted
-            or not self.applies(info)
+            or not self.starts.applies(info)
             or repo is None
             or not info.load_dir.is_dir()
         ):
             return []
         text = lines.text
-        real_dir = os.path.dirname(self._real(str(info.path)))
-        home = str(self.machine.home)
-        found = iter_imports(parse(text, CLIENT).imports, real_dir, home)
+        real_dir = os.path.dirname(self.starts.real(str(info.path)))
+        home = str(self.starts.machine.home)
+        found = iter_imports(parse(text, EVERY_STEP).imports, real_dir, home)
         imports = [
             (token, target)
             for token, target in itertools.islice(found, RUN_MAX_IMPORTS)  # as a run follows
@@ -383,9 +250,9 @@ class ContextChecker:
             return []
         index = self._start_dirs.get(repo)
         if index is None:
-            index = self._start_dirs[repo] = StartDirs(repo, self.client)
+            index = self._start_dirs[repo] = StartDirs(repo, self.starts.client)
         deeper = index.below(info.load_dir)
-        me = {str(info.path), self._real(str(info.path))}
+        me = {str(info.path), self.starts.real(str(info.path))}
         positions = Positions(lines)
         out = []
         for token, target in imports:
@@ -394,9 +261,9 @@ class ContextChecker:
                 for d in deeper
                 if not is_within(target, str(d))
                 and self._drops_outside(d)
-                and me & (loaded := self._loaded(d))
+                and me & (loaded := self.starts.loaded(d))
                 and target not in loaded
-                and self._real(target) not in loaded
+                and self.starts.real(target) not in loaded
             ]
             if not starts:
                 continue
@@ -411,15 +278,31 @@ class ContextChecker:
                     col,
                     codes.IMPORT_DEEPER_START.code,
                     f"@{token} is dropped when the agent starts in {where} (each has its own "
-                    "instructions): approve external imports, or import it from those "
-                    "directories' CLAUDE.md too",
+                    f"instructions): {self.starts.client.advice.deeper_start}",
                 )
             )
         return out
 
+    def _drops_outside(self, cwd: Path) -> bool:
+        """Whether the agent started in `cwd` may drop an import outside it (asked of the
+        client before a discovery: one that follows imports outside cwd drops none)."""
+        found = self._drops.get(cwd)
+        if found is None:
+            from ..errors import AssemblerError
+
+            run = self.starts._run(cwd, self.starts.shared_reads(), prefixes=self.starts._prefixes)
+            found = False  # no agent starts there
+            if run is not None:
+                try:
+                    found = not self.starts.client.follows_imports_outside_cwd(run)
+                except AssemblerError:
+                    found = True  # unknown: its discovery tells
+            self._drops[cwd] = found
+        return found
+
     def over_budget(self, cwd: Path, shown_base: Path) -> list[Finding]:
         """The whole context of `cwd` against the token budget (policy or --max-tokens)."""
-        budget = self.max_tokens or self.policy.limits.max_tokens
+        budget = self.max_tokens or self.starts.policy.limits.max_tokens
         if not budget or codes.OVER_BUDGET.code not in self._wanted:
             return []
         assembly = self.assembly(cwd)
@@ -432,7 +315,7 @@ class ContextChecker:
         own = [
             s.path
             for s in live
-            if os.path.isabs(s.path) and _load_dir(self.client, Path(s.path)) == cwd
+            if os.path.isabs(s.path) and _load_dir(self.starts.client, Path(s.path)) == cwd
         ]
         anchor = own[0] if own else str(cwd)
         return [
@@ -446,6 +329,24 @@ class ContextChecker:
             )
         ]
 
+    def assembly(self, cwd: Path) -> Assembly:
+        """The whole assembly of `cwd` (budgets, rendering): only for the budget check."""
+        if cwd not in self._assemblies:
+            from ..assembly import run
+            from ..request import Request
+
+            machine = self.starts.machine
+            request = Request.of(
+                cwd,
+                policy=self.starts.policy,
+                home=machine.home,
+                managed_dir=machine.managed_dir,
+                environ=machine.environ,
+                max_tokens=0,
+            )
+            self._assemblies[cwd] = run(request, observer=self.starts.shared_reads())
+        return self._assemblies[cwd]
+
 
 class _SharedReads(QuietObserver):
     """An observer that only shares processed files between the directories of one lint run."""
@@ -458,7 +359,7 @@ class _SharedReads(QuietObserver):
         return self.cache.cached(path, key, st, compute, self.since)
 
 
-class _Recording(_SharedReads):
+class Recording(_SharedReads):
     """Shared reads, and every path the run depends on that it did not consider as a source
     (its settings, not its instruction files and imports), in `seen`."""
 
@@ -482,7 +383,7 @@ class _Recording(_SharedReads):
         return [p for p in self._seen if os.path.normpath(p) not in self._sources]
 
 
-def _load_dir(client: Client, path: Path) -> Path | None:
+def _load_dir(client: Client[Any], path: Path) -> Path | None:
     role = client.classify(path)
     return role.load_dir if role is not None else None
 
@@ -491,7 +392,7 @@ class StartDirs:
     """The directories holding a client's tracked instruction files that load at start, of one
     repository, found once (every tracked path classified once) and asked by subtree."""
 
-    def __init__(self, repo: GitRepo, client: Client) -> None:
+    def __init__(self, repo: GitRepo, client: Client[Any]) -> None:
         found: set[str] = set()
         for rel in repo.tracked():
             role = client.classify(repo.root / rel)

@@ -19,18 +19,17 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .. import codes
 from ..clients import registry
-from ..clients.base import Client, FileKind, FileRole, file_checks
+from ..clients.base import Advice, Client, FileKind, FileRole
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk, Observer
 from ..discovery.loader import READ_FAILURES, Loader, reached_out
-from ..discovery.locations import RealDirs
+from ..discovery.locations import OPEN_SKILL_HOME, RealDirs, in_skill_folder
 from ..discovery.reader import ReadResult, ReadStatus, read_text
-from ..discovery.skills import is_skill_file
 from ..display import PATTERN_CHARS
 from ..display import shown as display_form
 from ..model import Diagnostic, Layer, Policy, Severity
@@ -41,18 +40,16 @@ from ..output.sections import (
     structure_pattern,
 )
 from ..parsing import frontmatter as fm
-from ..parsing import globs as compiled_globs
 from ..parsing.imports import TEXT_EXTENSIONS, iter_imports
-from ..parsing.parse import CLIENT, Parsed, parse
+from ..parsing.parse import Parsed, Switches, parse
 from ..parsing.positions import Lines
 from ..tokens import estimate_tokens
 from .git import GitRepo
 
-_RULE_KEYS = frozenset({"paths", "description"})
-_FILE_KEYS = frozenset({"description", "title", "name"})
-# Other agents' files (`GEMINI.md`, and `AGENTS.md` where no client claims it), checked on
-# their own.
-_OTHER_AGENTS = re.compile(r"(?:^|/)(?:AGENTS\.md|GEMINI\.md)$")
+# Lint reads a file with every step a client may take before it loads it (frontmatter split
+# off, closed block comments stripped, imports found), whichever agent's file it is: the
+# shared checks look at what any of them loads.
+EVERY_STEP = Switches(strip_frontmatter=True, strip_comments=True, find_imports=True)
 
 Add = Callable[[int, int, Code, str], None]
 
@@ -87,8 +84,8 @@ class FileInfo(NamedTuple):
     path: Path  # absolute, as given (links not resolved)
     shown: str  # as the user passed it / relative to where lint runs
     role: FileRole
-    client: Client | None  # None: no registered client's file (another agent's, or unknown)
-    clients: tuple[Client, ...] = ()  # every client that loads it (`client` first)
+    client: Client[Any] | None  # None: no registered client's file (another agent's, or unknown)
+    clients: tuple[Client[Any], ...] = ()  # every client that loads it (`client` first)
 
     @property
     def kind(self) -> FileKind:
@@ -100,37 +97,68 @@ class FileInfo(NamedTuple):
 
 
 def is_instruction_file(rel: str) -> bool:
-    """Whether whole-repository lint checks the file at `rel` (`/`-separated)."""
-    patterns = tuple(client.instruction_files for client in registry.clients())
-    return _instruction_files(patterns).search(rel) is not None
+    """Whether whole-repository lint checks the file at `rel` (`/`-separated): one of a
+    registered client's (`instruction_files`)."""
+    return _compiled(_patterns()).search(rel) is not None
+
+
+def instruction_files_pattern() -> str:
+    """Every registered client's `instruction_files`, as one regular expression: the files
+    whole-repository lint checks, and the pre-commit hook's `files:`."""
+    return _union(_patterns())
+
+
+def _patterns() -> tuple[str, ...]:
+    return tuple(c.instruction_files for c in registry.clients() if c.instruction_files)
+
+
+def _union(patterns: tuple[str, ...]) -> str:
+    return "|".join(f"(?:{p})" for p in dict.fromkeys(patterns)) or "(?!)"
 
 
 @functools.lru_cache(maxsize=8)
-def _instruction_files(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    """Other agents' files and every client's `instruction_files`, as one pattern (lint asks
-    for every path git lists)."""
-    alternatives = (_OTHER_AGENTS.pattern, *patterns)
-    return re.compile("|".join(f"(?:{p})" for p in alternatives), re.DOTALL)
+def _compiled(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """The registered clients' patterns as one, compiled once (lint asks for every path git
+    lists)."""
+    return re.compile(_union(patterns), re.DOTALL)
 
 
-def classify(path: Path, shown: str, first: Client | None = None) -> FileInfo:
+def classify(path: Path, shown: str, first: Client[Any] | None = None) -> FileInfo:
     """What `path` is: to `first` (the policy's client), else to another registered client;
-    `clients` lists every client that loads it, whose checks all apply. An `AGENTS.md` or
-    `GEMINI.md` in a skill's folder is the skill's reference, whoever else might claim it."""
-    other_agent = _OTHER_AGENTS.search(path.as_posix()) is not None
-    if other_agent and is_skill_file(path):
-        return FileInfo(path, shown, FileRole(FileKind.REFERENCE, path.parent), None)
+    `clients` lists every client that loads it, whose checks all apply. In a skill's folder
+    only an agent that reads skills (`skill_homes`) has files of its own: another agent's
+    file there is the skill's reference, read with the skill, whoever else might claim it."""
     others = tuple(c for c in registry.clients() if c is not first)
     found = [
         (client, role)
         for client in ((first, *others) if first else others)
         if (role := client.classify(path)) is not None
     ]
+    if found and in_skill_folder(path, skill_homes()):
+        readers = [(client, role) for client, role in found if client.skill_homes]
+        if not readers:
+            return FileInfo(path, shown, FileRole(FileKind.REFERENCE, path.parent), None)
+        found = readers
     if found:
         client, role = found[0]
         return FileInfo(path, shown, role, client, tuple(c for c, _ in found))
-    kind = FileKind.INSTRUCTIONS if other_agent else FileKind.OTHER
-    return FileInfo(path, shown, FileRole(kind, path.parent), None)
+    return FileInfo(path, shown, FileRole(FileKind.OTHER, path.parent), None)
+
+
+def user_dirs(home: Path) -> list[Path]:
+    """The directories of the user's own files of every registered agent (`Client.user_dir`)."""
+    return [d for c in registry.clients() if (d := c.user_dir(home)) is not None]
+
+
+def _advice(info: FileInfo) -> Advice:
+    """How the agent of `info` words the advice of the shared checks (no agent's: neutral)."""
+    return info.client.advice if info.client is not None else Advice()
+
+
+def skill_homes() -> frozenset[str]:
+    """The directories whose `skills/<name>/` folders hold skills: every registered client's
+    and the open layout's."""
+    return frozenset({OPEN_SKILL_HOME, *(h for c in registry.clients() for h in c.skill_homes)})
 
 
 _LINE_END = re.compile(r"[\r\n]")  # as CommonMark ends a line
@@ -265,8 +293,7 @@ class FileChecker:
         self._reads = reads  # shared by the run: each imported file read and parsed once
         self._resolved: dict[tuple[str, tuple[str, ...]], Sequence[tuple[str, str]]] = {}
         self._structure = structure_pattern(section_tags(policy), policy.boundary)
-        self._matched: dict[tuple[str, str], bool] = {}  # (directory prefix, glob) -> matches
-        self._tracked_sorted: list[str] | None = None
+        self._tracked = TrackedFiles(repo) if repo is not None else None
 
     def check(self, info: FileInfo) -> Checked:
         """The file's own findings, and its text (None when unreadable) for later checks."""
@@ -275,13 +302,16 @@ class FileChecker:
         def add(line: int, col: int, code: Code, message: str) -> None:
             out.append(Finding(info.shown, line, col, code.code, message))
 
-        self._placement(info, add)
+        self._private(info, add)
         self._outside(info, add)
         result = read_text(str(info.path), max(self.policy.limits.skip_bytes, 1))
-        if not result.ok:
-            self._unloadable(result, add)
+        text = result.text if result.ok else None
+        for client in info.clients:  # each agent's own checks (unreadable: of its place only)
+            for note in client.check_file(info.path, text, self._tracked):
+                add(note.line, note.col, note.code, note.message)
+        if text is None:
+            self._unloadable(info, result, add)
             return Checked(out, None, "")
-        text = result.text
         if result.replaced >= 0:
             add(
                 1,
@@ -290,30 +320,17 @@ class FileChecker:
                 f"invalid UTF-8 at byte {result.replaced}: re-save the file as UTF-8",
             )
         self._size(info, text, result.size, add)
-        parsed = parse(text, CLIENT)
+        parsed = parse(text, EVERY_STEP)
         lines = Lines(text)
-        self._frontmatter(info, parsed.frontmatter, lines, add)
+        self._frontmatter(parsed.frontmatter, add)
         self._content(info, parsed, add)
         self._secrets_and_tags(lines, parsed.text, add)
         if info.kind not in (FileKind.MEMORY, FileKind.REFERENCE):
             self._imports(info, parsed, lines, add)
-        for client in info.clients:
-            if (check := file_checks(client)) is not None:
-                for note in check(info.path, text):
-                    add(note.line, note.col, note.code, note.message)
         return Checked(out, text, parsed.body, lines)
 
-    def _placement(self, info: FileInfo, add: Add) -> None:
-        if info.kind is FileKind.NEVER_LOADED:
-            add(
-                1, 1, codes.NEVER_LOADED,
-                ".claude/CLAUDE.local.md is never loaded: move it to CLAUDE.local.md next to .claude/",
-            )  # fmt: skip
-        if info.kind is FileKind.RULE and not info.path.name.endswith(".md"):
-            add(
-                1, 1, codes.RULE_NOT_MD,
-                f"{info.path.name} is in .claude/rules but not a .md file: the client ignores it; rename it",
-            )  # fmt: skip
+    def _private(self, info: FileInfo, add: Add) -> None:
+        """A file private to one user (`FileKind.LOCAL`) that git tracks or does not ignore."""
         if info.kind is FileKind.LOCAL and self.repo is not None:
             tracked = self.repo.is_tracked(info.path)
             ignored = tracked or self.repo.is_ignored(info.path)
@@ -322,19 +339,19 @@ class FileChecker:
             if tracked:
                 add(
                     1, 1, codes.LOCAL_NOT_IGNORED,
-                    "CLAUDE.local.md is tracked by git: `git rm --cached` it and add it to .gitignore",
+                    f"{info.path.name} is tracked by git: `git rm --cached` it and add it to .gitignore",
                 )  # fmt: skip
             elif not ignored:
                 add(
                     1, 1, codes.LOCAL_NOT_IGNORED,
-                    "CLAUDE.local.md is not git-ignored: add it to .gitignore so it stays private",
+                    f"{info.path.name} is not git-ignored: add it to .gitignore so it stays private",
                 )  # fmt: skip
 
-    def _unloadable(self, result: ReadResult, add: Add) -> None:
+    def _unloadable(self, info: FileInfo, result: ReadResult, add: Add) -> None:
         if result.status is ReadStatus.TOO_LARGE:
             add(
                 1, 1, codes.TOO_LARGE,
-                f"{result.size:,} bytes, over the 4 MiB limit: Claude Code skips it silently; split it",
+                f"{result.size:,} bytes, over the 4 MiB limit: {_advice(info).too_large}",
             )  # fmt: skip
             return
         reason = result.detail or result.status.value
@@ -350,7 +367,7 @@ class FileChecker:
         if guided and lines > guidance.max_lines:
             add(
                 guidance.max_lines + 1, 1, codes.TOO_MANY_LINES,
-                f"{lines} lines, over the {guidance.max_lines}-line limit: move detail into .claude/rules or imported files",
+                f"{lines} lines, over the {guidance.max_lines}-line limit: {_advice(info).split}",
             )  # fmt: skip
         if guided and size > guidance.max_bytes:
             add(
@@ -376,16 +393,16 @@ class FileChecker:
         elif info.kind is FileKind.MEMORY:
             from ..budget import truncate_index
 
-            cut = truncate_index(processed, limits.index_lines, limits.index_chars)
+            cut = truncate_index(processed, limits.index_lines, limits.index_chars, info.path.name)
             if cut is not None:
                 add(
                     1, 1, codes.INDEX_CUT,
-                    f"MEMORY.md is {cut[1]}: the client cuts it; keep one line per entry, detail in topic files",
+                    f"{info.path.name} is {cut[1]}: the client cuts it; keep one line per entry, detail in topic files",
                 )  # fmt: skip
         elif len(processed) > limits.large_file_chars:
             add(
                 1, 1, codes.LARGE_FILE,
-                f"{len(processed):,} characters (over {limits.large_file_chars:,}): Claude Code warns this hurts performance; split it",
+                f"{len(processed):,} characters (over {limits.large_file_chars:,}): {_advice(info).large}",
             )  # fmt: skip
 
     def _secrets_and_tags(self, lines: Lines, processed: str, add: Add) -> None:
@@ -414,7 +431,7 @@ class FileChecker:
             key=operator.itemgetter(0),
         )
         # Positions in the file, found in order: line and column are counted as the scan goes.
-        cursor = after = 0
+        scanned = after = 0
         line, line_start = 1, 0
         for start, match in found:
             heading = match.re is MARKDOWN_HEADING
@@ -432,10 +449,10 @@ class FileChecker:
             # of the rest per failure would be quadratic).
             at = text.find(written, after) if after >= 0 else -1
             if at < 0:
-                at, after = cursor, -1
-            if (newlines := text.count("\n", cursor, at)) > 0:
-                line, line_start = line + newlines, text.rfind("\n", cursor, at) + 1
-            cursor, after = at, at + len(written) if after >= 0 else -1
+                at, after = scanned, -1
+            if (newlines := text.count("\n", scanned, at)) > 0:
+                line, line_start = line + newlines, text.rfind("\n", scanned, at) + 1
+            scanned, after = at, at + len(written) if after >= 0 else -1
             col = at - line_start + 1
             if heading:
                 add(
@@ -458,9 +475,8 @@ class FileChecker:
                     f"contains {written}, an opening tag of ctxasm's sections: escaped in the native formats, sent as is in a client's own; reword it",
                 )  # fmt: skip
 
-    def _frontmatter(
-        self, info: FileInfo, frontmatter: fm.Frontmatter, lines: Lines, add: Add
-    ) -> None:
+    def _frontmatter(self, frontmatter: fm.Frontmatter, add: Add) -> None:
+        """Frontmatter no agent can read (the keys each reads are its own checks)."""
         if not frontmatter.present:
             return
         if frontmatter.too_complex:
@@ -475,91 +491,6 @@ class FileChecker:
                 f"invalid YAML frontmatter ({frontmatter.error}): the client ignores it and any paths:; fix the YAML",
             )  # fmt: skip
             return
-        rule = info.kind is FileKind.RULE
-        known = _RULE_KEYS if rule else _FILE_KEYS | {"paths"}
-        for key in frontmatter.data:
-            if key not in known:
-                hint = (
-                    " (Claude Code reads `paths`, not Cursor's `globs`)" if key == "globs" else ""
-                )
-                add(
-                    lines.of_key(key, frontmatter), 1, codes.FRONTMATTER_KEY,
-                    f"frontmatter key '{key}' is not read for this file{hint}: remove it",
-                )  # fmt: skip
-        if "paths" in frontmatter.data and not rule:
-            add(
-                lines.of_key("paths", frontmatter), 1, codes.PATHS_ON_FILE,
-                "paths: only works in .claude/rules files; this file always loads: remove paths: or make it a rule",
-            )  # fmt: skip
-        if rule:
-            self._globs(info, frontmatter, lines, add)
-
-    def _globs(self, info: FileInfo, frontmatter: fm.Frontmatter, lines: Lines, add: Add) -> None:
-        globs = fm.conditional_globs(frontmatter)
-        if globs is None:
-            return
-        line = lines.of_key("paths", frontmatter)
-        for pattern, why in globs.too_complex:
-            add(
-                line, 1, codes.GLOB_TOO_COMPLEX,
-                f"glob '{display_form(pattern, PATTERN_CHARS)}' is refused ({why}) and matches nothing: simplify it",
-            )  # fmt: skip
-        for raw in globs.over_budget:
-            add(
-                line, 1, codes.BRACE_BUDGET,
-                f"'{display_form(raw, PATTERN_CHARS)}' is past the 1,000 patterns one rule's paths: share: the client uses it unexpanded and it matches nothing; list fewer alternatives",
-            )  # fmt: skip
-        if globs.over_count > len(globs.over_budget):
-            add(
-                line, 1, codes.BRACE_BUDGET,
-                f"{globs.over_count - len(globs.over_budget):,} more patterns are past the budget; list fewer",
-            )  # fmt: skip
-        problems = {p: compiled_globs.gitignore(p).problem for p in globs.patterns}
-        written = dict(zip(globs.patterns, globs.written or globs.patterns, strict=True))
-        for pattern in sorted(p for p, problem in problems.items() if problem):
-            shown_as = display_form(written[pattern], PATTERN_CHARS)
-            if problems[pattern] == compiled_globs.TOO_COMPLEX:
-                add(
-                    line, 1, codes.GLOB_TOO_COMPLEX,
-                    f"glob '{shown_as}' is too complex to match in linear time and matches nothing: simplify it",
-                )  # fmt: skip
-            else:
-                add(
-                    line, 1, codes.INVALID_GLOB,
-                    f"glob '{shown_as}' is invalid and matches nothing: fix it",
-                )  # fmt: skip
-        if self.repo is None:
-            return
-        base = self.repo.relative(info.load_dir)
-        tracked = self.repo.tracked()
-        if base is None or not tracked or not self.repo.complete:
-            return  # no listing, or not all of it: no glob can be shown dead
-        prefix = "" if base in ("", ".") else base + "/"
-        for pattern in globs.patterns:
-            match = compiled_globs.gitignore(pattern).match
-            if problems[pattern] or pattern in globs.over_budget or match is None:
-                continue
-            if not self._matches_tracked(prefix, pattern, match):
-                add(
-                    line, 1, codes.DEAD_GLOB,
-                    f"glob '{display_form(written[pattern], PATTERN_CHARS)}' matches no tracked file under {base or '.'}/: the rule never loads; fix or remove it",
-                )  # fmt: skip
-
-    def _matches_tracked(self, prefix: str, pattern: str, match: Callable[[str], object]) -> bool:
-        """Whether `pattern` matches a tracked path under `prefix` (relative to it); asked
-        once per directory and pattern in a run (rules repeat their globs)."""
-        key = (prefix, pattern)
-        found = self._matched.get(key)
-        if found is None:
-            assert self.repo is not None
-            if self._tracked_sorted is None:
-                self._tracked_sorted = sorted(self.repo.tracked())
-            paths = self._tracked_sorted
-            start = bisect.bisect_left(paths, prefix)
-            after = itertools.islice(paths, start, None)
-            under = itertools.takewhile(lambda p: p.startswith(prefix), after)
-            found = self._matched[key] = any(match(p[len(prefix) :]) for p in under)
-        return found
 
     def _outside(self, info: FileInfo, add: Add) -> None:
         """A file of the project that is a symlink to a file outside it (CTX801/CTX802)."""
@@ -589,7 +520,7 @@ class FileChecker:
         if not parsed.imports or not self.policy.imports or context is None:
             return
         home = self.machine.home
-        user_file = info.path.is_relative_to(home / ".claude")
+        user_file = any(info.path.is_relative_to(d) for d in user_dirs(home))
         include_external = user_file or info.kind is FileKind.OTHER
         real = self.machine.real.of_file(os.path.normpath(info.path))
         run = Run(context, self.policy, estimate_tokens, Disk(self._reads))
@@ -619,7 +550,7 @@ class FileChecker:
             )
             shown = loader.display(target)
             for message, code in _import_findings(
-                token, shown, loader.diagnostics[before:], self.policy
+                token, shown, loader.diagnostics[before:], self.policy, _advice(info)
             ):
                 add(line, col, code, message)
 
@@ -653,6 +584,39 @@ class _WalkLoader(Loader):
         return found
 
 
+class TrackedFiles:
+    """The files git tracks in one repository, as a client's check of its file asks them
+    (`clients.base.Tracked`): each directory and glob asked once per run (rules repeat their
+    globs), over one sorted list."""
+
+    __slots__ = ("_matched", "_repo", "_sorted")
+
+    def __init__(self, repo: GitRepo) -> None:
+        self._repo = repo
+        self._matched: dict[tuple[str, str], bool] = {}  # (directory prefix, glob) -> matches
+        self._sorted: list[str] | None = None
+
+    def under(self, directory: Path) -> str | None:
+        base = self._repo.relative(directory)
+        if base is None or not self._repo.tracked() or not self._repo.complete:
+            return None  # no listing, or not all of it
+        return "" if base == "." else base
+
+    def matches(self, directory: Path, pattern: str, match: Callable[[str], object]) -> bool:
+        base = self.under(directory)
+        prefix = base + "/" if base else ""
+        key = (prefix, pattern)
+        found = self._matched.get(key)
+        if found is None:
+            if self._sorted is None:
+                self._sorted = sorted(self._repo.tracked())
+            start = bisect.bisect_left(self._sorted, prefix)
+            after = itertools.islice(self._sorted, start, None)
+            under = itertools.takewhile(lambda p: p.startswith(prefix), after)
+            found = self._matched[key] = any(match(p[len(prefix) :]) for p in under)
+        return found
+
+
 class Positions:
     """Where each import token is, searching on from the last one found: tokens come in order
     of appearance (the first of each target), so the text is scanned once, not once per import;
@@ -675,18 +639,18 @@ class Positions:
 
 
 def _import_findings(
-    token: str, target: str, notes: list[Diagnostic], policy: Policy
+    token: str, target: str, notes: list[Diagnostic], policy: Policy, advice: Advice
 ) -> Iterator[tuple[str, Code]]:
     """What lint says about one direct import, from what the loader noted while following it:
     everything about the import itself; of the files it leads to, cycles, depth and files that
     cannot be read (render reports those wherever they are imported)."""
     said: set[str] = set()
     for note in notes:
-        code = codes.lookup(note.code)
+        code = registry.lookup(note.code)
         direct = note.path == target
         if code.code in said or code not in (_DIRECT_CODES if direct else _CHAIN_CODES):
             continue
-        message = _import_message(token, code, note, policy, direct)
+        message = _import_message(token, code, note, policy, advice, direct)
         if message is not None:
             said.add(code.code)
             yield message, code
@@ -712,7 +676,7 @@ _DIRECT_CODES = (
 
 
 def _import_message(
-    token: str, code: Code, note: Diagnostic, policy: Policy, direct: bool
+    token: str, code: Code, note: Diagnostic, policy: Policy, advice: Advice, direct: bool
 ) -> str | None:
     shown = f"@{token}"
     if code is codes.IMPORT_MISSING:
@@ -721,10 +685,7 @@ def _import_message(
             return f"{shown} does not exist: fix the path or remove the import"
         return None  # a bare word: more likely a mention (`@alice`) than a path
     if code is codes.IMPORT_EXTERNAL:
-        return (
-            f"{shown} points outside the directory the agent starts in: Claude Code drops it unless "
-            "external imports are approved (and it may leak files); move or copy it"
-        )
+        return f"{shown} points outside the directory the agent starts in: {advice.external_import}"
     if code is codes.IMPORT_NOT_TEXT:
         return f"{shown} has no text extension: the client skips it; rename it (e.g. .md)"
     if code is codes.IMPORT_DIRECTORY:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import codes
+from ..clients import registry
 from ..display import dumps, shown
 from ..model import Severity
 from .files import Finding
@@ -37,10 +37,10 @@ def text(findings: Sequence[Finding]) -> str:
 
 
 def _level(finding: Finding) -> str:
-    return (finding.severity or codes.lookup(finding.code).lint or Severity.INFO).value
+    return (finding.severity or registry.lookup(finding.code).lint or Severity.INFO).value
 
 
-# Git-ignored files the summary line names; a monorepo's hundreds of CLAUDE.local.md files are
+# Git-ignored files the summary line names; a monorepo's hundreds of private files are
 # counted past these (the library's `LintResult.ignored` holds them all).
 NAMED_IGNORED = 10
 
@@ -81,7 +81,7 @@ def as_json(findings: Sequence[Finding]) -> str:
             "line": f.line,
             "col": f.col,
             "code": f.code,
-            "name": codes.lookup(f.code).name,
+            "name": registry.lookup(f.code).name,
             "severity": f.severity.value if f.severity else None,
             "message": f.message,
         }
@@ -92,7 +92,7 @@ def as_json(findings: Sequence[Finding]) -> str:
 
 def sarif(findings: Sequence[Finding]) -> str:
     """A SARIF 2.1.0 log with one run; rules list every check so uploads can show them all."""
-    rules = codes.LINT_CODES
+    rules = registry.lint_codes()
     index = {rule.code: i for i, rule in enumerate(rules)}
     log: dict[str, Any] = {
         "$schema": _SCHEMA,

@@ -15,7 +15,7 @@ skipped only when no file that could load there holds one of the file's paragrap
 Two starts are of one kind when the files the client reads at start besides instruction
 files (its settings) are the same files: `kind_of` compares, for every directory from the
 repository down to the start, the non-instruction files the client read in the repository's
-own directory (`.claude/settings.json` and the like for Claude Code). Where the index cannot
+own directory (a client's settings files). Where the index cannot
 be sure (no git, a walk stopped at its limits, an import leaving the repository that the
 repository's own start does not load, the run's load limits reached), `complete` is False and
 every directory is discovered, as without it.
@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from .. import codes
 from ..discovery.context import Discovery, Run
@@ -51,7 +52,7 @@ class Universe:
     def __init__(
         self,
         root: Path,
-        root_discovery: Discovery | None,
+        root_discovery: Discovery[Any] | None,
         seen_at_root: Iterable[str],
         machine: Machine,
         policy: Policy,
@@ -145,7 +146,14 @@ class Universe:
         if self.complete and any(d.code == codes.LOAD_LIMIT.code for d in self._loader.diagnostics):
             self.complete = False
 
-    def record_kind(self, cwd: Path, discovery: Discovery) -> frozenset[str]:
+    def checked(self, cwd: Path, discovery: Discovery[Any]) -> None:
+        """Check the index against what a start in `cwd` loads, a discovery lint made anyway
+        (`record_kind`, `check`), while it is complete."""
+        if self.complete:
+            self.record_kind(cwd, discovery)
+            self.check(discovery)
+
+    def record_kind(self, cwd: Path, discovery: Discovery[Any]) -> frozenset[str]:
         """What a start of `cwd`'s kind loads from outside the repository, indexed (the
         first start of each kind tells), and what it loads from the layers every start of the
         kind loads alike (managed, user, memory: wherever the files are), with the source
@@ -252,7 +260,7 @@ class Universe:
                     return None  # loaded from outside by this start's own files, or maybe
         return found
 
-    def check(self, discovery: Discovery) -> None:
+    def check(self, discovery: Discovery[Any]) -> None:
         """A discovery's files in the repository must be ones the index knows; if one is not,
         stop trusting the index (defence in depth: the guards above should make it so)."""
         if not self.complete:

@@ -14,9 +14,10 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Unpack
 
-from .. import codes
 from ..assembly import Assembly, run
 from ..budget import section_cost
+from ..clients import registry
+from ..codes import Skip as Skip  # rows name their skip with it (`Row.skip`)
 from ..discovery.disk import QuietObserver
 from ..display import PATTERN_CHARS, shown
 from ..model import Cut, Diagnostic, Layer, Reason, RulesOrder, Source
@@ -31,68 +32,22 @@ class Status(enum.Enum):
     ABSENT = "absent"  # a candidate location that does not exist (listed with --all)
 
 
-class Skip(enum.Enum):
-    """Why a candidate was not loaded (or was dropped), in the words of the row."""
-
-    TOO_LARGE = "too large"
-    EMPTY = "empty"
-    EXCLUDED = "excluded by claudeMdExcludes"
-    EXTERNAL = "external import not approved"
-    TOO_DEEP = "import too deep"
-    NOT_MATCHED = "conditional rule not matched"
-    BINARY = "binary"
-    UNREADABLE = "unreadable"
-    SPECIAL = "not a regular file"
-    SYMLINK_LOOP = "symlink loop"
-    BROKEN_SYMLINK = "broken symlink"
-    DIRECTORY = "a directory"
-    NOT_TEXT = "not a text file"
-    MISSING = "missing"
-    CYCLE = "import cycle"
-    DUPLICATE = "already loaded"
-    BUDGET = "dropped by the token budget"
-    CLIENT_BUDGET = "past the client's byte budget"
-    REQUESTED = "agent-requested: listed by description"
-    MANUAL = "applied only by hand"
-    EXCLUDED_AGENT = "excluded for this agent (excludeAgent)"
-    FARTHER = "a nearer AGENTS.md takes precedence"
+def skip_of(code: str) -> Skip | None:
+    """What a file the diagnostic `code` keeps out is called in a row (`codes.Code.skip`, of
+    the shared catalogue or a client's own), or None for a code that keeps nothing out."""
+    try:
+        return registry.lookup(code).skip
+    except KeyError:
+        return None
 
 
-SKIP_CODES = {
-    codes.TOO_LARGE.code: Skip.TOO_LARGE,
-    codes.EMPTY.code: Skip.EMPTY,
-    codes.EXCLUDED.code: Skip.EXCLUDED,
-    codes.IMPORT_EXTERNAL.code: Skip.EXTERNAL,
-    codes.IMPORT_TOO_DEEP.code: Skip.TOO_DEEP,
-    codes.BINARY.code: Skip.BINARY,
-    codes.UNREADABLE.code: Skip.UNREADABLE,
-    codes.SPECIAL.code: Skip.SPECIAL,
-    codes.SYMLINK_LOOP.code: Skip.SYMLINK_LOOP,
-    codes.BROKEN_SYMLINK.code: Skip.BROKEN_SYMLINK,
-    codes.DIRECTORY.code: Skip.DIRECTORY,
-    codes.IMPORT_DIRECTORY.code: Skip.DIRECTORY,
-    codes.IMPORT_NOT_TEXT.code: Skip.NOT_TEXT,
-    codes.IMPORT_MISSING.code: Skip.MISSING,
-    codes.WORKSPACE_MISSING.code: Skip.MISSING,
-    codes.IMPORT_CYCLE.code: Skip.CYCLE,
-    codes.IMPORT_DUPLICATE.code: Skip.DUPLICATE,
-    codes.BUDGET_DROPPED.code: Skip.BUDGET,
-    codes.CODEX_DOC_DROPPED.code: Skip.CLIENT_BUDGET,
-    codes.CODEX_DOCS_FAILED.code: Skip.UNREADABLE,
-    codes.CURSOR_AUTO.code: Skip.NOT_MATCHED,
-    codes.CURSOR_REQUESTED.code: Skip.REQUESTED,
-    codes.CURSOR_MANUAL.code: Skip.MANUAL,
-    codes.COPILOT_APPLY_TO.code: Skip.NOT_MATCHED,
-    codes.COPILOT_NO_APPLY_TO.code: Skip.MANUAL,
-    codes.COPILOT_APPLY_TO_INVALID.code: Skip.MANUAL,
-    codes.COPILOT_EXCLUDED.code: Skip.EXCLUDED_AGENT,
-    codes.COPILOT_AGENTS_FARTHER.code: Skip.FARTHER,
-}
-
-RULES_ORDER = {
-    RulesOrder.DIRECTORY: "raw directory order (os.scandir, unsorted), as Claude Code reads rules",
-    RulesOrder.NAME: 'sorted by name (policy: [rules] order = "name")',
-}
+def rules_order_text(order: RulesOrder, client: str) -> str:
+    """What the rules order of a run means, for the policy's `client` (a registry name)."""
+    if order is RulesOrder.NAME:
+        return 'sorted by name (policy: [rules] order = "name")'
+    return (
+        f"raw directory order (os.scandir, unsorted), as {registry.get(client).title} reads rules"
+    )
 
 
 class Row(NamedTuple):
@@ -216,7 +171,7 @@ def _candidates(events: Sequence[_Event]) -> tuple[list[_Candidate], list[tuple[
             if (found := latest.get(event.path)) is not None:
                 found.loaded = event.source
         elif event.diagnostic is not None:
-            if event.diagnostic.code not in SKIP_CODES:
+            if skip_of(event.diagnostic.code) is None:
                 continue
             found = latest.get(event.path)
             if found is not None and found.skip is None and found.loaded is None:
@@ -231,8 +186,8 @@ def _candidates(events: Sequence[_Event]) -> tuple[list[_Candidate], list[tuple[
 
 def _source_row(source: Source, note: Diagnostic | None = None) -> Row:
     status, skip, detail = Status.LOADED, None, ""
-    if note is not None:  # in the output all the same (a bootstrap file's placeholder)
-        status, skip, detail = Status.SKIPPED, SKIP_CODES[note.code], note.message
+    if note is not None:  # in the output all the same (a workspace file's placeholder)
+        status, skip, detail = Status.SKIPPED, skip_of(note.code), note.message
     elif source.dropped:
         status, skip = Status.SKIPPED, Skip.BUDGET
         detail = "; ".join(c.reason for c in source.cuts if c.kind == "budget-drop")
@@ -277,7 +232,7 @@ def _patterns(patterns: Sequence[str]) -> str:
 def _candidate_row(c: _Candidate, display: str, earlier: _Earlier) -> Row:
     base = Row(c.layer, display, c.path, c.reason, Status.SKIPPED)
     if c.skip is not None:
-        skip = SKIP_CODES[c.skip.code]
+        skip = skip_of(c.skip.code)
         size = _size(c.path) if skip is not Skip.MISSING else None
         return base._replace(skip=skip, code=c.skip.code, detail=c.skip.message, bytes=size)
     if c.loaded is not None:  # loaded, yet not in the assembly: a rule waiting for its paths
@@ -403,7 +358,7 @@ def _orphan_rows(
                 event.path,
                 None,
                 Status.SKIPPED,
-                SKIP_CODES[event.diagnostic.code],
+                skip_of(event.diagnostic.code),
                 event.diagnostic.code,
                 event.diagnostic.message,
             ),
@@ -442,7 +397,7 @@ def _attach_notes(
     extra: dict[int, list[Diagnostic]] = {}
     general: list[Diagnostic] = []
     for d in diagnostics:
-        if d.code in SKIP_CODES:
+        if skip_of(d.code) is not None:
             continue
         at = first.get(d.path)
         if at is None:

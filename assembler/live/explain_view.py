@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from ..display import dumps, shown
 from ..model import Diagnostic, Layer
-from .explain import RULES_ORDER, Explanation, Row, Skip, Status
+from .explain import Explanation, Row, Skip, Status, rules_order_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -152,7 +152,8 @@ def show(
     say(f"ctxasm explain: {shown(str(a.context.cwd))} (policy {a.policy.name})")
     order = explanation.rules_order
     if order is not None and show_all:  # the same every run: shown when everything is asked
-        say(f"rules order: {order.value}: {RULES_ORDER[order]}")
+        client = explanation.assembly.policy.client
+        say(f"rules order: {order.value}: {rules_order_text(order, client)}")
     if a.touched:
         say(f"touched: {', '.join(shown(t) for t in a.touched)}")
     rows, left_out = listed(explanation.visible(show_all))

@@ -1,10 +1,10 @@
 """`ctxasm explain --policy all`: every agent of the repository side by side, and where they
 disagree.
 
-Each registered client that is a coding agent of a repository (`clients.base.
-is_repository_agent`: not the bootstrap workspace) runs once in the same directory, with the
-same machine and touched paths, under its own policy (`clients.base.default_policy`: the
-built-in policy named after it), through `explain()`. Nothing here knows a client by name.
+Each registered client that is a coding agent of a repository (`Client.repository_agent`:
+not a fixed workspace) runs once in the same directory, with the same machine and touched
+paths, under its own policy (`Client.default_policy`: by default the built-in policy named
+after it), through `explain()`. Nothing here knows a client by name.
 
 What disagrees is read from what each run gave, at two grains a team can act on:
 
@@ -27,11 +27,11 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple, Unpack
+from typing import Any, NamedTuple, Unpack
 
 from ..budget import BUDGET_MARKER
 from ..clients import registry
-from ..clients.base import Client, is_repository_agent
+from ..clients.base import Client
 from ..discovery.disk import Disk
 from ..errors import RequestError
 from ..model import Diagnostic, Policy, Source, TokenCounter
@@ -128,9 +128,9 @@ class SideBySide(NamedTuple):
         return any(a.explanation.assembly.errors for a in self.agents)
 
 
-def agents() -> tuple[Client, ...]:
+def agents() -> tuple[Client[Any], ...]:
     """The registered clients that are coding agents of a repository, in registry order."""
-    return tuple(c for c in registry.clients() if is_repository_agent(c))
+    return tuple(c for c in registry.clients() if c.repository_agent)
 
 
 def side_by_side(
@@ -185,7 +185,7 @@ def _rank(cell: Cell) -> int:
 
 class _Names:
     """Each file as the agents name it -> one key: its real path (one file read under two
-    names, CLAUDE.md a link to AGENTS.md, is one row), asked through a `Disk`."""
+    names, one agent's file a link to another's, is one row), asked through a `Disk`."""
 
     def __init__(self) -> None:
         self.disk = Disk()
@@ -255,8 +255,8 @@ def _uncut(source: Source, policy: Policy) -> str:
 
 
 # A cut end is matched with the paragraphs of the same file, and with those of any file that
-# start with the same PREFIX characters (the same text under another name: CLAUDE.md a link
-# to AGENTS.md); a shorter cut end only within its file.
+# start with the same PREFIX characters (the same text under another name: one agent's
+# file a link to another's); a shorter cut end only within its file.
 PREFIX = 16
 
 

@@ -1,13 +1,14 @@
 """The one list of output formats, shared by the renderer, the CLI and policy validation.
 
 Generic formats come first (`xml`, the native layout; `markdown`, a preview; `json`, the
-whole assembly), then each client's own formats in registry order (`claude-code`: byte for
-byte what Claude Code sends), then the provider request shapes (`anthropic`, `openai`).
+whole assembly), then each client's own formats in registry order (byte for byte what the
+agent sends), then the provider request shapes (`anthropic`, `openai`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..clients import registry
 from ..clients.base import Client, FormatContext
@@ -22,7 +23,7 @@ def names() -> tuple[str, ...]:
     return (*TEXT, *native, *REQUESTS)
 
 
-def _owner(name: str) -> Client | None:
+def _owner(name: str) -> Client[Any] | None:
     """The client whose own format `name` is (None: a generic format)."""
     return next((c for c in registry.clients() if name in c.formats), None)
 

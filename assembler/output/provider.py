@@ -20,7 +20,7 @@ CACHE_KEY_PREFIX = "ctxasm-"
 def anthropic_system(cache_plan: CachePlan) -> list[dict[str, Any]]:
     """`system` text blocks, one per tier, `cache_control` on the breakpoints.
 
-    The shape of Claude Code's own blocks (SPEC section 4): `{"type": "ephemeral"}`, plus
+    The shape of the client's own blocks (SPEC section 4): `{"type": "ephemeral"}`, plus
     `"ttl": "1h"` for 1-hour caching and `"scope": "global"` on the static block; the boundary
     marker is not sent (`splitSysPromptPrefix` drops it, anchors section 1.8).
     """

@@ -10,7 +10,7 @@ of the output, or a split at the marker, sees only the sections ctxasm made. The
 format heads each section with a line `## 3. `path` (layer)`: there, a line of content shaped
 like one (`MARKDOWN_HEADING`) has its first `#` backslash-escaped (`\\## 3. ...`, which
 markdown shows as the text it was), so each line that heads a section is ctxasm's. The
-assembly says so (CTX503, CTX504). The formats of a client (`claude-code`) reproduce the
+assembly says so (CTX503, CTX504). The formats of a client (`Client.formats`) reproduce the
 client's text byte for byte and escape nothing; lint reports the same occurrences there.
 """
 

@@ -45,13 +45,12 @@ class Parsed(NamedTuple):
 
 
 class Switches(NamedTuple):
+    """What a client does to a file's text before it loads it (its policy's `[content]` and
+    `[imports]`; a client's own checks name its own)."""
+
     strip_frontmatter: bool
     strip_comments: bool
     find_imports: bool
-
-
-# Everything Claude Code does to a file (what `ctxasm lint` checks against).
-CLIENT = Switches(strip_frontmatter=True, strip_comments=True, find_imports=True)
 
 
 def parse(raw: str, switches: Switches) -> Parsed:

@@ -112,7 +112,9 @@ def test_thousands_of_unknown_keys_parse_the_frontmatter_once(
     repo = tree(tmp_path, {f"repo/{path}": text})
     client = cursor.CLIENT if path.endswith(".mdc") else copilot.CLIENT
     notes: list[FileNote] = []
-    assert _frontmatter_parses(lambda: notes.extend(client.check_file(repo / path, text))) == 1
+    assert (
+        _frontmatter_parses(lambda: notes.extend(client.check_file(repo / path, text, None))) == 1
+    )
     unknown = [(n.line, n.message) for n in notes if n.code.code == code]
     assert len(unknown) == 2000 + path.endswith(".mdc")  # Cursor does not read applyTo
     assert all(f"'key{line - 2}'" in message for line, message in unknown[:2000])

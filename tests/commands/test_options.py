@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import pytest
 
 import assembler.commands.render  # noqa: F401  (the command is defined before a client registers)
 from assembler.clients import registry
-from assembler.clients.base import Client
+from assembler.clients.base import Client, FileRole
+from assembler.discovery.context import Discovery, Run
 from tests.helpers.cli import ctxasm
 from tests.helpers.trees import build, git_init
 
@@ -52,16 +53,22 @@ def test_home_option_ignores_claude_config_dir(
     assert "from env" not in result.stdout
 
 
-class _Plugin:
-    """All `--format` asks of a client: its name and its formats."""
+class _Plugin(Client[None]):
+    """All `--format` asks of a client: its name and its formats (it loads nothing)."""
 
     name = "plugin"
     formats: ClassVar[Mapping[str, Any]] = {"plugin-format": lambda assembly, date: {}}
 
+    def discover(self, run: Run) -> Discovery[None]:
+        return Discovery((), ())
+
+    def classify(self, path: Path) -> FileRole | None:
+        return None
+
 
 @pytest.fixture
 def plugin() -> Iterator[None]:
-    registry.register(cast(Client, _Plugin()))
+    registry.register(_Plugin())
     try:
         yield
     finally:

@@ -36,7 +36,7 @@ _POLICIES: dict[Path, Policy] = {}
 
 def _discover(
     repo: Path, tmp: Path, cwd: Path, prefixes: Prefixes[Any] | None, disk: Disk | None = None
-) -> Discovery:
+) -> Discovery[Any]:
     """One discovery; the policy and environment are the same objects for every discovery of
     `repo` (a `Prefixes` serves one run's)."""
     ctx = build_context(cwd, tmp / "home", tmp / "managed", ENVIRON, Disk())
@@ -45,7 +45,7 @@ def _discover(
     return CLIENT.discover(Run(ctx, _POLICIES[repo], estimate_tokens, disk or Disk(), prefixes))
 
 
-def _same(a: Discovery, b: Discovery) -> None:
+def _same(a: Discovery[Any], b: Discovery[Any]) -> None:
     assert a.sources == b.sources
     assert a.diagnostics == b.diagnostics
     assert a.conditional == b.conditional

@@ -66,7 +66,7 @@ def apply_change(
     elif change == "git-root":
         (cwd / ".git").mkdir()
     elif change == "memory":
-        from assembler.discovery.settings import auto_memory
+        from assembler.clients.claude_code.settings import auto_memory
 
         found = auto_memory(before.context, before.state)
         assert found is not None

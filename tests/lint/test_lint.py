@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from assembler.codes import LINT_CODES
+from assembler.clients import registry
 from assembler.lint import LintError, lint
-from assembler.lint.context import ContextChecker
+from assembler.lint.context import Starts
 from assembler.model import Severity
 from tests.helpers.trees import Link, build, git_init, machine, tracked_index
 
@@ -336,9 +336,9 @@ def test_every_code_has_a_test_case() -> None:
     elsewhere |= {"CTX008"}  # test_hostile.py
     elsewhere |= {"CTX009"}  # test_git.py
     elsewhere |= {"CTX804"}  # test_whole_repository_lint_reports_auto_memory_the_repositorys_...
-    elsewhere |= {"CTX901", "CTX902"}  # tests/clients/test_codex.py
-    elsewhere |= {"CTX911", "CTX913", "CTX914", "CTX915"}  # tests/clients/test_gemini.py
-    assert set(CASES) | elsewhere == {rule.code for rule in LINT_CODES}
+    elsewhere |= {"CTX901", "CTX902"}  # tests/clients/codex/test_client.py
+    elsewhere |= {"CTX911", "CTX913", "CTX914", "CTX915"}  # tests/clients/gemini/test_client.py
+    assert set(CASES) | elsewhere == {rule.code for rule in registry.lint_codes()}
 
 
 def test_ctx103_policy_char_limit(tmp_path: Path) -> None:
@@ -360,6 +360,51 @@ def test_ctx105_over_4mib_is_not_read(tmp_path: Path) -> None:
     with (tmp_path / "repo/CLAUDE.md").open("wb") as f:
         f.truncate(1 << 30)
     assert codes_for(tmp_path, ["CLAUDE.md"]) == [("CTX105", "CLAUDE.md", 1)]
+
+
+def test_each_agent_words_the_advice_of_the_shared_checks(tmp_path: Path) -> None:
+    """Issue 23: `--policy codex` on a 401-line AGENTS.md advised `.claude/rules`, a skill's
+    reference over 40,000 characters said "Claude Code warns", a 5 MiB AGENTS.md said "Claude
+    Code skips it silently". The check states the fact; the file's agent (the policy's client
+    when it loads the file) words the advice, a file of no agent gets words that name none,
+    and Claude Code's files keep theirs."""
+    make(
+        tmp_path,
+        {
+            "repo/AGENTS.md": lines(401),
+            "repo/CLAUDE.md": lines(401),
+            "repo/.claude/skills/review/AGENTS.md": "x" * 40_001,
+            "repo/big/AGENTS.md": "",
+        },
+    )
+    with (tmp_path / "repo/big/AGENTS.md").open("wb") as f:
+        f.truncate(5 * 1024 * 1024)
+    files = ["AGENTS.md", "CLAUDE.md", ".claude/skills/review/AGENTS.md", "big/AGENTS.md"]
+
+    def said(policy: str) -> list[tuple[str, str, str]]:
+        found = lint(files, base=tmp_path / "repo", policy=policy, **machine(tmp_path))
+        return [(f.path, f.code, f.message) for f in found.findings if f.code != "CTX102"]
+
+    over = "401 lines, over the 200-line limit: "
+    assert said("codex") == [
+        (".claude/skills/review/AGENTS.md", "CTX104", "40,001 characters (over 40,000): large files crowd out the rest of the context; split it"),
+        ("AGENTS.md", "CTX101", over + "move detail into the AGENTS.md of the directory it is about"),
+        ("CLAUDE.md", "CTX101", over + "move detail into .claude/rules or imported files"),
+        ("big/AGENTS.md", "CTX105", "5,242,880 bytes, over the 4 MiB limit: ctxasm does not load it; split it"),
+    ]  # fmt: skip
+    cursor = said("cursor")
+    assert ("AGENTS.md", "CTX101", over + "split it into smaller rules in .cursor/rules") in cursor
+
+
+def test_claude_codes_own_files_keep_their_words(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": "x" * 40_001, "repo/big/CLAUDE.md": ""})
+    with (tmp_path / "repo/big/CLAUDE.md").open("wb") as f:
+        f.truncate(5 * 1024 * 1024)
+    found = lint(["CLAUDE.md", "big/CLAUDE.md"], base=tmp_path / "repo", **machine(tmp_path))
+    assert [(f.path, f.code, f.message) for f in found.findings if f.code != "CTX102"] == [
+        ("CLAUDE.md", "CTX104", "40,001 characters (over 40,000): Claude Code warns this hurts performance; split it"),
+        ("big/CLAUDE.md", "CTX105", "5,242,880 bytes, over the 4 MiB limit: Claude Code skips it silently; split it"),
+    ]  # fmt: skip
 
 
 def test_ctx207_import_dropped_for_a_deeper_start(tmp_path: Path) -> None:
@@ -441,14 +486,14 @@ def test_whole_context_checks_turned_off_do_no_work(
     _git(repo, "add", "-A")
     where = {"base": repo, "max_tokens": 20, **machine(tmp_path)}
     discovered: list[Path] = []
-    real_discover = ContextChecker._discover
+    real_discover = Starts._discover
 
-    def counted(self: ContextChecker, cwd: Path, *args: Any, **kwargs: Any) -> Any:
+    def counted(self: Starts, cwd: Path, *args: Any, **kwargs: Any) -> Any:
         if len(args) < 2:  # the policy's client (Codex discovers for its AGENTS.md notes)
             discovered.append(cwd)
         return real_discover(self, cwd, *args, **kwargs)
 
-    monkeypatch.setattr(ContextChecker, "_discover", counted)
+    monkeypatch.setattr(Starts, "_discover", counted)
     whole = lint([], **where)
     context_codes = {"CTX502", "CTX207", "CTX601"}
     assert context_codes <= {f.code for f in whole.findings}
@@ -717,7 +762,7 @@ def test_cli_sarif_output_validates_against_the_sarif_schema(tmp_path: Path) -> 
         ("CTX501", "error", "we%20ird/CLAUDE.md"),
     ]
     assert [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]] == [
-        rule.code for rule in LINT_CODES
+        rule.code for rule in registry.lint_codes()
     ]
 
 
@@ -954,7 +999,7 @@ def test_an_agents_md_in_a_skill_folder_is_a_reference_not_held_to_200_lines(
 def test_whole_repository_lint_checks_the_repository_auto_memory(tmp_path: Path) -> None:
     """The auto memory index goes into every prompt from outside the repository: whole-repository
     lint checks it (a secret, the 200-line cut) and names it; files given: only those."""
-    from assembler.discovery.settings import slug
+    from assembler.clients.claude_code.settings import slug
 
     make(tmp_path, {"repo/CLAUDE.md": "shared\n"})
     _git(tmp_path / "repo", "add", "-A")
@@ -1016,7 +1061,7 @@ def test_a_plain_file_in_a_home_directory_inside_a_repository_reaches_nowhere(
 ) -> None:
     """The home directory inside another git repository (the benchmarks' layout): the auto
     memory index there is the user's plain file, not a link into the home directory."""
-    from assembler.discovery.settings import slug
+    from assembler.clients.claude_code.settings import slug
 
     outer = git_init(tmp_path / "outer")
     repo = git_init(outer / "repo")

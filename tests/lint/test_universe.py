@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from assembler.lint import lint
 from tests.helpers.trees import build, git_init, machine
 

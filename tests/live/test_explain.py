@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from assembler.live.explain import Explanation, Skip, Status, explain
 from assembler.model import RulesOrder
 from tests.helpers.cli import ctxasm
@@ -175,7 +175,7 @@ def test_every_status_with_its_exact_reason(tmp_path: Path) -> None:
             "CLAUDE.local.md",
             "in cwd",
             "skipped",
-            "excluded by claudeMdExcludes",
+            "excluded by settings",
             "excluded by claudeMdExcludes",
         ),
         (
@@ -334,7 +334,7 @@ def test_json_has_the_documented_schema(tmp_path: Path) -> None:
     skips = {s["skip"] for s in data["sources"]} - {None}
     assert skips == {
         "import too deep", "external import not approved", "too large", "binary", "empty",
-        "conditional rule not matched", "excluded by claudeMdExcludes",
+        "conditional rule not matched", "excluded by settings",
     }  # fmt: skip
     blob = next(s for s in data["sources"] if s["path"] == "blob.md")
     assert (blob["code"], blob["why"], blob["parent"], blob["depth"]) == (
@@ -448,7 +448,7 @@ def test_paths_never_wrap_at_80_columns(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80, done.stdout
     # The case: the column cannot hold the path, so it loses its head at a `/`.
-    assert any("…/rules/package-installation.md" in line for line in lines), done.stdout
+    assert any("…/package-installation.md" in line for line in lines), done.stdout
     assert deep not in done.stdout
     paths = [str(repo), *(r.path for r in explain(repo, **machine(tmp_path)).visible(False))]
     assert ".claude/rules/package-installation.md" in paths

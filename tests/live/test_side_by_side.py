@@ -16,9 +16,8 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -27,7 +26,7 @@ from hypothesis import strategies as st
 
 from assembler import PolicyError, RequestError
 from assembler.clients import registry
-from assembler.clients.base import FileRole, FormatContext, default_policy
+from assembler.clients.base import Client, FileRole
 from assembler.discovery.context import Discovery, Run, ancestors
 from assembler.discovery.loader import Loader
 from assembler.live.explain import Skip
@@ -53,17 +52,17 @@ enabled = false
 """
 
 
-class Duo:
+class Duo(Client[None]):
     name = "duo"
-    templates = None
-    formats: Mapping[str, FormatContext] = MappingProxyType({})
     instruction_files = r"(?:^|/)(?:CLAUDE|DUO)\.md$"
     lint_codes: frozenset[str] = frozenset()
+
+    default_policy = ""  # set per instance: its policy file
 
     def __init__(self, policy: Path) -> None:
         self.default_policy = str(policy)
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[None]:
         loader = Loader(run)
         out = []
         for directory in ancestors(run.context.cwd):
@@ -72,11 +71,6 @@ class Duo:
                     out += loader.load(f"{directory}/{name}", Layer.PROJECT, _ON_THE_WAY, False)
         sources = tuple(_inlined(i.source, run) for i in out)
         return Discovery(sources, tuple(loader.diagnostics))
-
-    def touch(
-        self, run: Run, state: object, target: Path, already: Collection[str]
-    ) -> Discovery | None:
-        return None
 
     def classify(self, path: Path) -> FileRole | None:
         return None
@@ -136,8 +130,8 @@ def test_the_agents_are_the_repository_agents_each_with_its_policy(duo: Duo) -> 
     names = [c.name for c in agents()]
     assert names == [c.name for c in registry.clients() if c.name != "bootstrap"]
     assert (names[0], names[-1]) == ("claude-code", "duo")  # registry order
-    assert default_policy(registry.get("claude-code")) == "claude-code"
-    assert default_policy(duo) == duo.default_policy
+    assert registry.get("claude-code").default_policy == "claude-code"
+    assert agent_policy(duo).origin.endswith("duo.toml")
     assert agent_policy(duo).name == "duo"
 
 
@@ -245,7 +239,7 @@ class Solo(Duo):
 
     name = "solo"
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[None]:
         loader = Loader(run)
         path = str(run.context.project_root / "DUO.md")
         out = loader.load(path, Layer.PROJECT, _ON_THE_WAY, False)

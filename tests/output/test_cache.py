@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from assembler.output.cache import Snapshot, TierState, compare
 from assembler.output.tiers import TTL
 from tests.helpers.cli import ctxasm

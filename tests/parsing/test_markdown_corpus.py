@@ -28,7 +28,9 @@ def compared() -> list[tuple[dict[str, Any], str, list[str]]]:
 
 
 def _ours(doc: str) -> tuple[str, list[str]]:
-    parsed = parsing._parse(doc, parsing.CLIENT)  # not memoized: every document is parsed
+    parsed = parsing._parse(
+        doc, parsing.Switches(True, True, True)
+    )  # not memoized: every document is parsed
     paths = [path for _, path in resolve_imports(parsed.imports, "/p", "/h")]
     return parsed.text, paths
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from assembler.parsing import parse
-from assembler.parsing.parse import CLIENT as ALL
 from assembler.parsing.parse import Switches
 from tests.helpers.trees import build, codes, git_init, run
+
+ALL = Switches(strip_frontmatter=True, strip_comments=True, find_imports=True)
 
 
 @pytest.fixture(autouse=True)

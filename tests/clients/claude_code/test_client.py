@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 from pathlib import Path
@@ -10,9 +11,9 @@ import pytest
 
 from assembler import Layer, Why
 from assembler.clients.claude_code import CLIENT
+from assembler.clients.claude_code.settings import slug
 from assembler.discovery.context import Run
 from assembler.discovery.disk import Disk
-from assembler.discovery.settings import slug
 from assembler.tokens import estimate_tokens
 from tests.helpers.trees import Link, build, codes, git_init, listing, run
 
@@ -345,3 +346,14 @@ def test_reasons_name_their_kind(tmp_path: Path) -> None:
     git_init(tmp_path / "repo")
     build(tmp_path, {"repo/CLAUDE.md": "x", "home/.claude/CLAUDE.md": "u"})
     assert [s.reason.why for s in run(tmp_path, "repo").sources] == [Why.USER_FILE, Why.CWD]
+
+
+def test_the_override_date_is_claude_codes_and_no_other_clients(tmp_path: Path) -> None:
+    """`CLAUDE_CODE_OVERRIDE_DATE` is Claude Code's variable (`Client.date`): it fixes the date
+    of a Claude Code run, and a Codex run keeps its own (issue 23: it applied to every client)."""
+    build(git_init(tmp_path / "repo"), {"CLAUDE.md": "Rules.", "AGENTS.md": "Rules."})
+    environ = {"CLAUDE_CODE_OVERRIDE_DATE": "2020-02-02"}
+    now = dt.datetime(2021, 3, 4, 12, 0)
+    assert run(tmp_path, "repo", environ=environ, now=now).date == "2020-02-02"
+    assert run(tmp_path, "repo", environ=environ, now=now, policy="codex").date == "2021-03-04"
+    assert CLIENT.date(environ) == "2020-02-02" and CLIENT.date({}) is None

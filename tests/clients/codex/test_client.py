@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assembler import Assembler, Assembly, assemble
-from assembler.clients.codex import utf8_boundary
+from assembler.clients.codex.client import utf8_boundary
 from assembler.lint import lint
 from assembler.live.explain import Skip, Status, explain
 from assembler.live.watch import Watcher

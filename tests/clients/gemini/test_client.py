@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from assembler import Assembler, Assembly, assemble
-from assembler.clients.gemini_imports import code_regions, find_imports
+from assembler.clients.gemini.imports import code_regions, find_imports
 from assembler.lint import lint
 from assembler.live.explain import Status, explain
 from tests.helpers.cli import ctxasm

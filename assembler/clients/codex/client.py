@@ -17,7 +17,7 @@ Rules (SPEC section 5; openai/codex `codex-rs/core/src/project_doc.rs`, `agents_
   * text: the global instructions, `\\n\\n--- project-doc ---\\n\\n` when both are there, the
     project docs joined by `\\n\\n`, raw; the `codex` format wraps it as
     `# AGENTS.md instructions for <cwd>\\n\\n<INSTRUCTIONS>\\n<text>\\n</INSTRUCTIONS>`.
-Settings come from `CODEX_HOME/config.toml` (`codex_config`).
+Settings come from `CODEX_HOME/config.toml` (`config`).
 """
 
 from __future__ import annotations
@@ -25,18 +25,26 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import codes
-from ..discovery.context import Discovery, LoadNote, Run
-from ..discovery.loader import Loader, text_source
-from ..discovery.reader import ReadStatus
-from ..model import Assembled, Cut, Layer, Reason, Source, Why
-from .base import PLAIN_FILE_CHECKS, FileKind, FileRole, FormatContext
-from .codex_config import OVERRIDE, PRIMARY, CodexConfig, read_config
-from .walk import marked_root, root_to_cwd
+from ... import codes
+from ...discovery.context import Discovery, LoadNote, Run
+from ...discovery.loader import Loader, text_source
+from ...discovery.reader import ReadStatus
+from ...model import Assembled, Cut, Layer, Reason, Source, Why
+from ..base import PLAIN_FILE_CHECKS, Advice, Client, FileKind, FileRole, FormatContext
+from ..walk import marked_root, root_to_cwd
+from .codes import (
+    CODES,
+    CODEX_CONFIG_INVALID,
+    CODEX_DOC_CUT,
+    CODEX_DOC_DROPPED,
+    CODEX_DOC_SHADOWED,
+    CODEX_DOCS_FAILED,
+)
+from .config import OVERRIDE, PRIMARY, CodexConfig, read_config
 
 NAME = "codex"
 SEPARATOR = "\n\n--- project-doc ---\n\n"
@@ -50,33 +58,31 @@ _NAMES = (PRIMARY, OVERRIDE)
 _FAILED = (ReadStatus.UNREADABLE, ReadStatus.DIRECTORY, ReadStatus.LOOP, ReadStatus.SPECIAL)
 
 
-class Codex:
+class Codex(Client[CodexConfig]):
     name = NAME
-    templates = None  # codex.j2 ships in templates/
+    title = "Codex"
+    read_when_ignored = ("**/AGENTS.md", "**/AGENTS.override.md")  # read by name, ignored or not
+    advice = Advice(split="move detail into the AGENTS.md of the directory it is about")
     notes_at_start = True  # the byte budget: where Codex stops reading (lint reports it)
+    own_codes = CODES
     instruction_files = r"(?:^|/)AGENTS(?:\.override)?\.md$"
-    lint_codes = PLAIN_FILE_CHECKS | {codes.CODEX_DOC_CUT.code, codes.CODEX_DOC_DROPPED.code}
+    lint_codes = PLAIN_FILE_CHECKS | {CODEX_DOC_CUT.code, CODEX_DOC_DROPPED.code}
 
     @property
     def formats(self) -> Mapping[str, FormatContext]:
         return {NAME: agents_message}
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[CodexConfig]:
         loader = Loader(run)
         config, problems = read_config(run.context, run.disk)
         for path, problem in problems:
-            loader.note(codes.CODEX_CONFIG_INVALID, path, problem)
+            loader.note(CODEX_CONFIG_INVALID, path, problem)
         notes: list[LoadNote] = []
         sources = [*_global(config, loader), *_project_docs(run, config, loader, notes)]
         notes += loader.notes  # docs above the project that reach elsewhere
         return Discovery(
             tuple(sources), tuple(loader.diagnostics), state=config, notes=tuple(notes)
         )
-
-    def touch(
-        self, run: Run, state: object, target: Path, already: Collection[str]
-    ) -> Discovery | None:
-        return None  # Codex reads its project docs once, at start
 
     def classify(self, path: Path) -> FileRole | None:
         # (An AGENTS.md in a skill's folder is the skill's reference: lint says so first.)
@@ -125,7 +131,7 @@ def _candidates(run: Run, config: CodexConfig, loader: Loader) -> list[str] | No
                 if err.errno in (errno.ENOENT, errno.ENOTDIR):
                     continue
                 loader.note(
-                    codes.CODEX_DOCS_FAILED, path,
+                    CODEX_DOCS_FAILED, path,
                     f"Codex cannot look at this project doc ({err.strerror}) and loads no project doc at all: fix its permissions",
                 )  # fmt: skip
                 return None
@@ -138,7 +144,7 @@ def _candidates(run: Run, config: CodexConfig, loader: Loader) -> list[str] | No
                 found.append(path)
             else:
                 loader.note(
-                    codes.CODEX_DOC_SHADOWED, path,
+                    CODEX_DOC_SHADOWED, path,
                     f"not read by Codex: {loader.display(chosen)} comes first in this directory",
                 )  # fmt: skip
                 break
@@ -165,8 +171,8 @@ def _project_docs(
                     f"not loaded by Codex: the {config.max_bytes:,}-byte project_doc_max_bytes "
                     "is spent by the docs above it; shorten those or raise the limit in config.toml"
                 )
-                loader.note(codes.CODEX_DOC_DROPPED, dropped, message)
-                notes.append(LoadNote(dropped, 1, 1, codes.CODEX_DOC_DROPPED.code, message))
+                loader.note(CODEX_DOC_DROPPED, dropped, message)
+                notes.append(LoadNote(dropped, 1, 1, CODEX_DOC_DROPPED.code, message))
             break
         result = run.disk.read_head(path, min(remaining, skip))
         if result.status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
@@ -179,7 +185,7 @@ def _project_docs(
             continue
         if result.status in _FAILED:
             loader.note(
-                codes.CODEX_DOCS_FAILED, path,
+                CODEX_DOCS_FAILED, path,
                 f"Codex cannot read this project doc ({result.detail or result.status.value}) and loads no project doc at all: fix it or remove it",
             )  # fmt: skip
             return []
@@ -248,8 +254,8 @@ def _cut(
         f"{config.max_bytes:,}-byte project_doc_max_bytes is spent{split}; "
         "move what follows into a deeper AGENTS.md or raise the limit in config.toml"
     )
-    loader.note(codes.CODEX_DOC_CUT, source.path, message)
-    notes.append(LoadNote(source.path, line, 1, codes.CODEX_DOC_CUT.code, message))
+    loader.note(CODEX_DOC_CUT, source.path, message)
+    notes.append(LoadNote(source.path, line, 1, CODEX_DOC_CUT.code, message))
     lines = rest.count("\n")
     cut = Cut(
         "codex-budget",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assembler.discovery.settings import slug
+from assembler.clients.claude_code.settings import slug
 from assembler.parsing import globs
 from tests.helpers.trees import DATA, build, codes, git_init, run
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..discovery.context import Context
-from ..discovery.disk import Disk
-from ..discovery.settings import read_json
-from ..display import shown
-from .walk import usable_marker
+from ...discovery.context import Context
+from ...discovery.disk import Disk
+from ...discovery.jsonfile import read_json
+from ...display import shown
+from ..walk import usable_marker
 
 GEMINI_DIR = ".gemini"
 DEFAULT_NAME = "GEMINI.md"

@@ -15,13 +15,13 @@ import os
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
-from .. import codes, display
-from ..model import Layer, Reason, Source, Why
-from .context import Context, Discovery, Run, ancestors
-from .disk import Disk
-from .loader import Loaded, Loader
-from .rules import RuleSet, load_rules, matching_patterns
-from .settings import ClaudeSetup, exclude_matcher
+from ... import codes, display
+from ...discovery.context import Context, Discovery, Run, ancestors
+from ...discovery.loader import Loaded, Loader
+from ...discovery.rules import RuleSet, load_rules, matching_patterns
+from ...discovery.touches import attached
+from ...model import Layer, Reason, Why
+from .settings import WORDS, ClaudeSetup, exclude_matcher
 
 
 def _nested_dirs(ctx: Context, target: Path) -> list[Path]:
@@ -42,18 +42,14 @@ def _rule_sets(ctx: Context, setup: ClaudeSetup, nested: list[Path]) -> Iterator
         yield RuleSet(rules, Layer.PROJECT, directory, False)
 
 
-def resolve_touched(path: str | os.PathLike[str], disk: Disk) -> Path:
-    """A touched path made absolute (relative to the process's directory) and resolved
-    (through the run's `Disk`: what it points to is part of the result)."""
-    return Path(disk.realpath(os.path.abspath(path)))
-
-
-def touch(run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]) -> Discovery:
+def touch(
+    run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]
+) -> Discovery[ClaudeSetup]:
     """The sources newly attached when the agent reads `target`, in the client's order;
     `already`: the paths earlier reads attached (not those loaded at start)."""
     ctx = run.context
     exclude = exclude_matcher(setup.settings.excludes, run.disk).excluded
-    loader = Loader(run, exclude=exclude)
+    loader = Loader(run, exclude=exclude, words=WORDS)
     if not target.is_relative_to(ctx.cwd):
         loader.note(
             codes.TOUCH_OUTSIDE,
@@ -65,7 +61,7 @@ def touch(run: Run, setup: ClaudeSetup, target: Path, already: Collection[str]) 
     nested = _nested_dirs(ctx, target)
     found = _nested_files(loader, nested, shown)
     # Conditional rules are read afresh (the unconditional pass above marks them processed).
-    rule_loader = Loader(run, exclude=exclude, diagnostics=loader.diagnostics)
+    rule_loader = Loader(run, exclude=exclude, diagnostics=loader.diagnostics, words=WORDS)
     for rules in _rule_sets(ctx, setup, nested):
         found += _matching_rules(rule_loader, rules, target, shown)
     return Discovery(attached(found, already, run), tuple(loader.diagnostics))
@@ -111,16 +107,3 @@ def _matching_rules(loader: Loader, rules: RuleSet, target: Path, shown: str) ->
         )
         found.append(item._replace(source=item.source._replace(reason=reason)))
     return found
-
-
-def attached(found: list[Loaded], already: Collection[str], run: Run) -> tuple[Source, ...]:
-    """What is new to this conversation, as subdirectory sources."""
-    attached: list[Source] = []
-    seen = set(already)
-    tag = run.policy.tag_for(Layer.SUBDIRECTORY)
-    for item in found:
-        if item.source.path in seen:
-            continue
-        seen.add(item.source.path)
-        attached.append(item.source._replace(layer=Layer.SUBDIRECTORY, tag=tag))
-    return tuple(attached)

@@ -27,16 +27,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import codes
-from ..display import as_client_reads
-from ..errors import SkillError
-from ..model import SKILLS_TAG, Diagnostic, Layer, Reason, Skill, Source, TokenCounter, Why
-from ..parsing import frontmatter as fm
-from .context import Context, Run
-from .disk import Disk
-from .index import Index, entry
-from .loader import TRUSTED_LAYERS, place_of, reached_out, text_source
-from .reader import ReadStatus, read_text
+from ... import codes
+from ...discovery.context import Context, Run
+from ...discovery.disk import Disk
+from ...discovery.index import Index, entry
+from ...discovery.loader import TRUSTED_LAYERS, place_of, reached_out, text_source
+from ...discovery.reader import ReadStatus, read_text
+from ...display import as_client_reads
+from ...errors import SkillError
+from ...model import SKILLS_TAG, Diagnostic, Layer, Reason, Skill, Source, TokenCounter, Why
+from ...parsing import frontmatter as fm
 from .settings import ClaudeSetup
 
 SKILL_FILE = "SKILL.md"
@@ -47,19 +47,6 @@ INDEX_TAG = SKILLS_TAG
 DESCRIPTION_CHARS = 100
 _NON_SPACE = re.compile(r"\S")
 _TRUTHY = frozenset({"true", "yes", "1", "on"})
-
-
-# Where skills live, one folder each (`<dir>/skills/<name>/SKILL.md`): Claude Code's, and the
-# `.agents/skills` of the open Agent Skills layout that other agents read.
-SKILL_HOMES = (".claude", ".agents")
-
-
-def is_skill_file(path: Path) -> bool:
-    """Whether `path` is inside a skill's folder (`.claude/skills/<name>/...` or
-    `.agents/skills/<name>/...`): a skill's own file, read with the skill, not a project
-    instruction file (an `AGENTS.md` there is a reference of the skill)."""
-    parts = path.parts
-    return any(parts[i] in SKILL_HOMES and parts[i + 1] == "skills" for i in range(len(parts) - 3))
 
 
 def skill_dirs(ctx: Context, setup: ClaudeSetup) -> Iterator[tuple[Path, Layer]]:
@@ -266,14 +253,6 @@ def _index_source(skills: list[Skill], roots: list[str], counter: TokenCounter) 
     return text_source(
         Layer.PROJECT, INDEX_PATH, ", ".join(roots), reason, index_text(skills), INDEX_TAG, counter
     )
-
-
-def find_skill(skills: tuple[Skill, ...], name: str) -> Skill:
-    for skill in skills:
-        if name in (skill.name, skill.directory):
-            return skill
-    known = ", ".join(s.name for s in skills) or "none"
-    raise SkillError(f"{name}: no such skill; listed skills: {known}")
 
 
 def skill_text(skill: Skill, max_bytes: int) -> str:

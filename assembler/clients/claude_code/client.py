@@ -5,7 +5,7 @@ Order (SPEC section 4, checked against the 2.1.x client): managed file, managed 
 (excluded) down to cwd, not bounded by the git root, each giving `CLAUDE.md`,
 `.claude/CLAUDE.md`, unconditional `.claude/rules/**/*.md`, `CLAUDE.local.md`; auto memory
 last; then the skills index. Reading a file below cwd attaches nested files and matching
-conditional rules (`discovery.lazy`). The `claude-code` format is the client's first user
+conditional rules (`lazy`). The `claude-code` format is the client's first user
 message, byte for byte.
 """
 
@@ -16,25 +16,28 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .. import codes
-from ..discovery.context import Context, Discovery, LoadNote, Run, ancestors
-from ..discovery.loader import Loaded, Loader, LoaderState, cwd_decision, text_source
-from ..discovery.locations import is_within
-from ..discovery.prefixes import Prefixes
-from ..discovery.rules import RuleSet, load_rules
-from ..discovery.settings import (
+from ... import codes
+from ...discovery.context import Context, Discovery, LoadNote, Run, ancestors
+from ...discovery.loader import Loaded, Loader, LoaderState, cwd_decision, text_source
+from ...discovery.locations import is_within
+from ...discovery.prefixes import Prefixes
+from ...discovery.rules import RuleSet, load_rules
+from ...display import PATTERN_CHARS, as_client_reads, shown
+from ...model import Assembled, Layer, Reason, Skill, Why
+from ...parsing.markdown import strip_block_comments
+from ...tokens import estimate_tokens
+from ..base import Advice, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
+from .codes import CODES
+from .settings import (
+    CONFIG_DIR_VARIABLE,
     MANAGED_SETTINGS_DISPLAY,
+    WORDS,
     ClaudeSetup,
     auto_memory,
     exclude_matcher,
     read_setup,
     read_setup_shared,
 )
-from ..display import PATTERN_CHARS, as_client_reads, shown
-from ..model import Assembled, Layer, Reason, Why
-from ..parsing.markdown import strip_block_comments
-from ..tokens import estimate_tokens
-from .base import FileKind, FileRole, FormatContext
 
 NAME = "claude-code"
 
@@ -49,27 +52,48 @@ DESCRIPTIONS = {
 _NOT_CLAUDE_MD = frozenset({Why.SKILLS, Why.ENVIRONMENT})  # ours: the client sends them elsewhere
 _IN_CWD = Reason(Why.CWD, "in cwd")
 _ANCESTOR = Reason(Why.ANCESTOR, "ancestor of cwd")
+# The date Claude Code puts in its first user message, when set (else today's).
+DATE_VARIABLE = "CLAUDE_CODE_OVERRIDE_DATE"
 _FILE_NAMES = {"CLAUDE.md": FileKind.INSTRUCTIONS, "CLAUDE.local.md": FileKind.LOCAL}
 
 
-class ClaudeCode:
+class ClaudeCode(Client[ClaudeSetup]):
     name = NAME
-    templates = None  # its format's template ships in `templates/`
+    title = "Claude Code"
+    # Read by name, ignored by git or not (`CLAUDE.local.md` is ignored by design), like the
+    # rules; `.claude/CLAUDE.local.md`, never read, is checked all the same (CTX401).
+    read_when_ignored = ("**/CLAUDE.md", "**/CLAUDE.local.md", "**/.claude/rules/**/*.md")
+    scratch_dirs = (".claude/worktrees",)  # `claude --worktree` checks the project out here
+    skill_homes = (".claude",)
+    home_variables = (CONFIG_DIR_VARIABLE,)
+    advice = Advice(
+        split="move detail into .claude/rules or imported files",
+        large="Claude Code warns this hurts performance; split it",
+        too_large="Claude Code skips it silently; split it",
+        external_import=(
+            "Claude Code drops it unless external imports are approved (and it may leak "
+            "files); move or copy it"
+        ),
+        deeper_start=(
+            "approve external imports, or import it from those directories' CLAUDE.md too"
+        ),
+    )
     reattaches_start_files = True  # a read reaching an imported start file attaches it again
     instruction_files = (
         r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+)$"
     )
-    lint_codes = frozenset(code.code for code in codes.LINT_CODES)
+    own_codes = CODES
+    lint_codes = frozenset(entry.code for entry in (*codes.LINT_CODES, *CODES) if entry.lint)
 
     @property
     def formats(self) -> Mapping[str, FormatContext]:
         return {NAME: first_user_message}
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[ClaudeSetup]:
         prefixes = _shared(run)
         setup = _setup(run, prefixes)
         excludes = exclude_matcher(setup.settings.excludes, run.disk)
-        loader = Loader(run, exclude=excludes.excluded)
+        loader = Loader(run, exclude=excludes.excluded, words=WORDS)
         origin = dict(zip(setup.settings.excludes, setup.settings.exclude_files, strict=True))
         for pattern, why in excludes.refused:
             loader.note(
@@ -89,7 +113,7 @@ class ClaudeCode:
         notes = tuple(loader.notes)  # what lint reports for the start: see `Loader.notes`
         if not run.policy.skills:
             return Discovery(sources, diagnostics, deferred, state=setup, notes=notes)
-        from ..discovery.skills import discover_skills  # the index is optional (policy)
+        from .skills import discover_skills  # the index is optional (policy)
 
         skills, index, skill_notes = discover_skills(run, setup)
         return Discovery(
@@ -101,16 +125,41 @@ class ClaudeCode:
             notes,
         )
 
+    def date(self, environ: Mapping[str, str]) -> str | None:
+        return environ.get(DATE_VARIABLE) or None
+
+    def managed_dir(self, platform: str) -> Path | None:
+        if platform == "darwin":
+            return Path("/Library/Application Support/ClaudeCode")
+        if platform.startswith("win"):
+            return Path("C:/Program Files/ClaudeCode")
+        return Path("/etc/claude-code")
+
+    def user_dir(self, home: Path) -> Path | None:
+        return home / ".claude"
+
     def follows_imports_outside_cwd(self, run: Run) -> bool:
         return _setup(run, _shared(run)).include_external
 
     def touch(
-        self, run: Run, state: object, target: Path, already: Collection[str]
-    ) -> Discovery | None:
-        from ..discovery import lazy  # only a touch needs it
+        self, run: Run, state: ClaudeSetup, target: Path, already: Collection[str]
+    ) -> Discovery[ClaudeSetup]:
+        from . import lazy  # only a touch needs it
 
-        assert isinstance(state, ClaudeSetup)
         return lazy.touch(run, state, target, already)
+
+    def skill_text(self, skill: Skill, max_bytes: int) -> str:
+        from .skills import skill_text
+
+        return skill_text(skill, max_bytes)
+
+    def check_file(
+        self, path: Path, text: str | None, tracked: Tracked | None
+    ) -> Sequence[FileNote]:
+        from . import checks  # only lint checks files
+
+        role = self.classify(path)
+        return checks.check_file(role, path, text, tracked) if role is not None else ()
 
     def classify(self, path: Path) -> FileRole | None:
         parts = path.parts

@@ -30,12 +30,18 @@ import re
 import stat
 from typing import NamedTuple
 
-from .. import codes
-from ..discovery.context import LoadNote
-from ..discovery.loader import RUN_MAX_IMPORTS, RUN_TEXT_CHARS, Loader
-from ..discovery.locations import within
-from ..discovery.reader import ReadStatus
-from ..parsing.positions import Lines
+from ... import codes
+from ...discovery.context import LoadNote
+from ...discovery.loader import RUN_MAX_IMPORTS, RUN_TEXT_CHARS, Loader
+from ...discovery.locations import within
+from ...discovery.reader import ReadStatus
+from ...parsing.positions import Lines
+from .codes import (
+    GEMINI_IMPORT_CYCLE,
+    GEMINI_IMPORT_FAILED,
+    GEMINI_IMPORT_OUTSIDE,
+    GEMINI_IMPORT_TOO_DEEP,
+)
 
 MAX_DEPTH = 5
 _SPACE = " \t\n\r"
@@ -124,7 +130,7 @@ class Importer:
         if depth >= MAX_DEPTH:
             for item in found:
                 if self._spend(origin):
-                    self._note(codes.GEMINI_IMPORT_TOO_DEEP, origin, at, item,
+                    self._note(GEMINI_IMPORT_TOO_DEEP, origin, at, item,
                                f"@{item.path} is past Gemini CLI's {MAX_DEPTH} import levels: left in the text unread")  # fmt: skip
             return content
         regions = code_regions(content)
@@ -164,17 +170,17 @@ class Importer:
     ) -> str:
         target = os.path.normpath(os.path.join(base, item.path))
         if _URL.match(item.path) or not within(target, root):
-            self._note(codes.GEMINI_IMPORT_OUTSIDE, origin, at, item,
+            self._note(GEMINI_IMPORT_OUTSIDE, origin, at, item,
                        f"@{item.path} leaves the project ({self.loader.display(root)}); Gemini CLI refuses it")  # fmt: skip
             return f"<!-- Import failed: {item.path} - Path traversal attempt -->"
         if target in chain:
-            self._note(codes.GEMINI_IMPORT_CYCLE, origin, at, item,
+            self._note(GEMINI_IMPORT_CYCLE, origin, at, item,
                        f"@{item.path} comes back to a file this chain of imports inlined already")  # fmt: skip
             return f"<!-- File already processed: {item.path} -->"
         text, error = self._read(target)
         if text is None:
             self._note(
-                codes.GEMINI_IMPORT_FAILED,
+                GEMINI_IMPORT_FAILED,
                 origin,
                 at,
                 item,

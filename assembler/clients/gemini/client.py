@@ -4,14 +4,14 @@ Rules (SPEC section 5; google-gemini/gemini-cli `packages/core/src/utils/memoryD
 `memoryImportProcessor.ts`, `packages/core/src/prompts/snippets.ts`):
   * the context file names are `context.fileName` (a string or a list, order kept) of the
     project's `.gemini/settings.json` (in cwd), else of `~/.gemini/settings.json`, else
-    `GEMINI.md` (`gemini_settings`);
+    `GEMINI.md` (`settings`);
   * global: `~/.gemini/<name>` for each name; it goes at the end of the system instruction;
   * project: from cwd up to the project root (the nearest ancestor holding `.git`; none:
     cwd alone), stopping at `~/.gemini`, every name of each directory; duplicates of one
     file (by device and inode) dropped, then sorted as JavaScript sorts strings (UTF-16
     code units: a sibling directory named `A...` sorts before the root's `GEMINI.md`);
     they go in the first user content;
-  * each file's `@imports` are inlined (`gemini_imports`), the text trimmed, and each file
+  * each file's `@imports` are inlined (`imports`), the text trimmed, and each file
     is a block `--- Context from: <ABS> ---\\n<text>\\n--- End of Context from: <ABS> ---`,
     blocks joined by a blank line.
 The `gemini` format is the system part from `# Contextual Instructions (GEMINI.md)` through
@@ -26,14 +26,21 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .. import codes
-from ..discovery.context import Discovery, LoadNote, Run
-from ..discovery.loader import Loader, text_source
-from ..model import Assembled, Layer, Reason, Source, Why
-from .base import PLAIN_FILE_CHECKS, FileKind, FileRole, FormatContext
-from .gemini_imports import Importer
-from .gemini_settings import DEFAULT_NAME, GEMINI_DIR, context_file_names
-from .walk import DEFAULT_MARKERS, marked_root, root_to_cwd
+from ... import codes
+from ...discovery.context import Discovery, LoadNote, Run
+from ...discovery.loader import Loader, text_source
+from ...model import Assembled, Layer, Reason, Source, Why
+from ..base import PLAIN_FILE_CHECKS, Advice, Client, FileKind, FileRole, FormatContext
+from ..walk import DEFAULT_MARKERS, marked_root, root_to_cwd
+from .codes import (
+    CODES,
+    GEMINI_IMPORT_CYCLE,
+    GEMINI_IMPORT_FAILED,
+    GEMINI_IMPORT_OUTSIDE,
+    GEMINI_SETTINGS_INVALID,
+)
+from .imports import Importer
+from .settings import GEMINI_DIR, context_file_names
 
 NAME = "gemini"
 # What JavaScript's `String.prototype.trim` removes.
@@ -51,30 +58,35 @@ class GeminiState(NamedTuple):
     loaded: tuple[str, ...]
 
 
-class Gemini:
+class Gemini(Client[GeminiState]):
     name = NAME
-    templates = None  # gemini.j2 ships in templates/
+    title = "Gemini CLI"
+    read_when_ignored = ("**/GEMINI.md",)  # read by name, ignored or not
+    advice = Advice(
+        split="move detail into imported files or the GEMINI.md of the directory it is about"
+    )
     notes_at_start = True  # imports, settings: positioned findings lint reports
+    own_codes = CODES
     instruction_files = r"(?:^|/)(?:GEMINI\.md|\.gemini/settings\.json)$"
     lint_codes = PLAIN_FILE_CHECKS | {
-        codes.GEMINI_SETTINGS_INVALID.code,
-        codes.GEMINI_IMPORT_OUTSIDE.code,
-        codes.GEMINI_IMPORT_FAILED.code,
-        codes.GEMINI_IMPORT_CYCLE.code,
+        GEMINI_SETTINGS_INVALID.code,
+        GEMINI_IMPORT_OUTSIDE.code,
+        GEMINI_IMPORT_FAILED.code,
+        GEMINI_IMPORT_CYCLE.code,
     }
 
     @property
     def formats(self) -> Mapping[str, FormatContext]:
         return {NAME: gemini_context}
 
-    def discover(self, run: Run) -> Discovery:
+    def discover(self, run: Run) -> Discovery[GeminiState]:
         ctx = run.context
         loader = Loader(run)
         names, problems = context_file_names(ctx, run.disk)
         notes: list[LoadNote] = []
         for path, problem in problems:
-            loader.note(codes.GEMINI_SETTINGS_INVALID, path, problem)
-            notes.append(LoadNote(path, 1, 1, codes.GEMINI_SETTINGS_INVALID.code, problem))
+            loader.note(GEMINI_SETTINGS_INVALID, path, problem)
+            notes.append(LoadNote(path, 1, 1, GEMINI_SETTINGS_INVALID.code, problem))
         importer = Importer(loader, notes)
         global_dir = str(ctx.home / GEMINI_DIR)
         out: list[Source] = []
@@ -88,8 +100,8 @@ class Gemini:
         return Discovery(tuple(out), tuple(loader.diagnostics), state=state, notes=tuple(notes))
 
     def touch(
-        self, run: Run, state: object, target: Path, already: Collection[str]
-    ) -> Discovery | None:
+        self, run: Run, state: GeminiState, target: Path, already: Collection[str]
+    ) -> Discovery[GeminiState]:
         """Just-in-time context (`loadJitSubdirectoryMemory`): when a tool reads `target`
         in the trusted root (cwd), the context files from its directory up to the project
         root that are not loaded yet, root first; the client appends them to the tool's
@@ -102,10 +114,9 @@ class Gemini:
                 "outside the working directory (Gemini CLI's trusted root); nothing is attached",
             )  # fmt: skip
             return Discovery((), tuple(loader.diagnostics))
-        known = state if isinstance(state, GeminiState) else GeminiState((DEFAULT_NAME,), ())
-        names = known.names
+        names = state.names
         start = target if run.disk.is_dir(str(target)) else target.parent
-        already = (*known.loaded, *already)  # the client's loadedPaths: start-up files too
+        already = (*state.loaded, *already)  # the client's loadedPaths: start-up files too
         loaded = set(already)
         identities = {i for i in (_identity(run, p) for p in already) if i is not None}
         shown = ctx.display(str(target))

@@ -14,12 +14,12 @@ import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..discovery.context import Context
-from ..discovery.disk import Disk
-from ..discovery.reader import ReadStatus
-from ..display import shown
-from ..parsing.parse import toml_document
-from .walk import DEFAULT_MARKERS, MAX_MARKERS, usable_marker
+from ...discovery.context import Context
+from ...discovery.disk import Disk
+from ...discovery.reader import ReadStatus
+from ...display import shown
+from ...parsing.parse import toml_document
+from ..walk import DEFAULT_MARKERS, MAX_MARKERS, usable_marker
 
 PRIMARY = "AGENTS.md"
 OVERRIDE = "AGENTS.override.md"

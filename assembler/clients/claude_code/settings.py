@@ -9,25 +9,29 @@ approved for the project (`~/.claude.json`). Every file goes through the run's `
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..display import as_client_reads
-from ..model import Layer
-from ..parsing import globs
-from .context import Context
-from .disk import Disk
-from .locations import env_falsy, env_truthy
-from .reader import ReadStatus
+from ...discovery.context import Context
+from ...discovery.disk import Disk
+from ...discovery.jsonfile import read_json
+from ...discovery.loader import Words
+from ...discovery.locations import env_falsy, env_truthy
+from ...display import as_client_reads
+from ...model import Layer
+from ...parsing import globs
 
 # Settings files are small; `~/.claude.json` keeps per-project history and can grow large.
 SETTINGS_BYTES = 4 * 1024 * 1024
 GLOBAL_CONFIG_BYTES = 64 * 1024 * 1024
 MANAGED_SETTINGS_DISPLAY = "<managed-settings>"
+# Where Claude Code's configuration is instead of `~/.claude` (and `~/.claude.json`).
+CONFIG_DIR_VARIABLE = "CLAUDE_CONFIG_DIR"
+# Its words in what the loader says: the setting that excludes files, where approvals live.
+WORDS = Words("claudeMdExcludes", "unless external imports are approved in ~/.claude.json")
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 _MAX_SLUG = 200
 # claudeMdExcludes never removes managed or auto-memory files (SPEC section 4).
@@ -58,12 +62,12 @@ class ClaudeSetup(NamedTuple):
 
 def config_dir(ctx: Context) -> Path:
     """`CLAUDE_CONFIG_DIR`, else `~/.claude`."""
-    return ctx.environ_path("CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
+    return ctx.environ_path(CONFIG_DIR_VARIABLE) or ctx.home / ".claude"
 
 
 def global_config_file(ctx: Context) -> Path:
     """`~/.claude.json` (in `CLAUDE_CONFIG_DIR` when set), where project approvals live."""
-    return (ctx.environ_path("CLAUDE_CONFIG_DIR") or ctx.home) / ".claude.json"
+    return (ctx.environ_path(CONFIG_DIR_VARIABLE) or ctx.home) / ".claude.json"
 
 
 def read_setup(ctx: Context, disk: Disk) -> ClaudeSetup:
@@ -90,55 +94,6 @@ def read_setup_shared(ctx: Context, disk: Disk, memo: dict[Hashable, Any]) -> Cl
     if not isinstance(found, ClaudeSetup):
         found = memo[key] = read_setup(ctx, disk)
     return found
-
-
-def read_json(
-    path: Path, disk: Disk, max_bytes: int, prepare: Callable[[str], str] | None = None
-) -> tuple[dict[str, Any] | None, str]:
-    """A JSON object, or None and why not ("" when the file is simply not there).
-    `prepare`: what the client does to the text first (Gemini CLI strips comments). Kept by
-    the run's observer for an unchanged file (lint discovers hundreds of directories): the
-    object is shared, never to be changed."""
-    name = str(path)
-    return disk.cached(
-        name,
-        ("json", max_bytes, prepare),
-        None,
-        lambda st: _read_json(name, disk, max_bytes, prepare, st),
-    )
-
-
-def _read_json(
-    path: str,
-    disk: Disk,
-    max_bytes: int,
-    prepare: Callable[[str], str] | None,
-    st: os.stat_result | None,
-) -> tuple[dict[str, Any] | None, str]:
-    result = disk.read(path, max_bytes, st)
-    if result.status in (ReadStatus.MISSING, ReadStatus.BROKEN_LINK):
-        return None, ""
-    if result.status is ReadStatus.TOO_LARGE:
-        return None, f"is {result.size:,} bytes, over the {max_bytes:,}-byte limit; it is ignored"
-    if result.status is ReadStatus.BINARY:
-        return None, f"not JSON text ({result.detail}); fix the file"
-    if not result.ok:
-        return None, f"cannot read ({result.detail or result.status.value}); fix its permissions"
-    try:
-        text = result.data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        return None, f"not UTF-8 ({err.reason} at byte {err.start}); re-save it as UTF-8"
-    if prepare is not None:
-        text = prepare(text)
-    try:
-        data = json.loads(text)
-    except RecursionError:
-        return None, "invalid JSON (nested too deeply); fix the file"
-    except ValueError as err:  # JSONDecodeError, or an integer too long to convert
-        return None, f"invalid JSON ({err}); fix the syntax"
-    if not isinstance(data, dict):
-        return None, "not a JSON object; it is ignored"
-    return data, ""
 
 
 def project_settings_files(cwd: Path) -> tuple[Path, Path]:
