@@ -174,6 +174,10 @@ class Client(abc.ABC, Generic[S]):
     # Environment variables that move its home directory: `--home` drops them, or they would
     # win over the directory given.
     home_variables: tuple[str, ...] = ()
+    # Files (`/`-separated, relative to the directory it starts in) whose settings change what
+    # it loads from outside the repository when started there (a directory's own settings
+    # may move its auto memory): lint asks what such a start loads from outside.
+    start_settings: tuple[str, ...] = ()
     # Its words in the shared lint checks' advice about its files.
     advice: Advice = Advice()
 

@@ -206,7 +206,9 @@ def lint(
         checked, load_dirs = _check_files(paths, here, run, repos)
         findings += checked
         start = [here] if whole_tree else [request.cwd] if cwd is not None else []
-        for directory in start:  # what loads there from outside, that no linted file holds
+        # What loads from outside, that no linted file holds: at the repository's start (or
+        # cwd), and at each start with settings of its own (they may move its auto memory).
+        for directory in run.checks.note_starts(start, load_dirs):
             findings += _leveled(run.checks.start_notes(directory, here), run.levels)
         for directory in sorted(load_dirs) if whole_tree else start:
             findings += run.checks.over_budget(directory, here)

@@ -14,7 +14,7 @@ import bisect
 import itertools
 import os
 import time
-from collections.abc import Callable, Container, Hashable
+from collections.abc import Callable, Container, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -192,10 +192,28 @@ class StartChecks:
         self._drops: dict[Path, bool] = {}
         self._start_dirs: dict[GitRepo, StartDirs] = {}
 
+    def note_starts(self, start: Sequence[Path], load_dirs: Iterable[Path]) -> list[Path]:
+        """The starts whose notes (`start_notes`) lint reports: `start` (the repository's own,
+        or `--cwd`), and each start of a checked file with settings of its own
+        (`Client.start_settings`), which may load from outside what the others do not."""
+        if not start or not any(code in self._wanted for code in _FROM_OUTSIDE):
+            return list(start)
+        names = self.starts.client.start_settings
+        own = {
+            directory
+            for directory in load_dirs
+            if directory not in start
+            and any(os.path.lexists(os.path.join(directory, name)) for name in names)
+        }
+        return [*start, *sorted(own)]
+
     def start_notes(self, cwd: Path, shown_base: Path) -> list[Finding]:
         """What the client started in `cwd` says of content from outside that no linted file
         holds (`Discovery.notes`): a file of a directory above the repository that reaches
-        elsewhere (CTX801, CTX802), auto memory the repository's settings moved (CTX804)."""
+        elsewhere (CTX801, CTX802), auto memory the repository's settings moved (CTX804).
+        Nothing to ask, no discovery, when none of those checks is on."""
+        if not any(code in self._wanted for code in _FROM_OUTSIDE):
+            return []
         discovery = self.starts.discovery(cwd)
         return [
             Finding(

@@ -1096,6 +1096,31 @@ def test_whole_repository_lint_reports_auto_memory_the_repositorys_settings_move
     assert result.memory == (str(other),)
 
 
+def test_whole_repository_lint_reports_memory_a_subdirectorys_settings_move(
+    tmp_path: Path,
+) -> None:
+    """An agent started in `sub/` reads `sub/.claude/settings.local.json`, which moves its
+    auto memory: whole-repository lint reports it as `lint --cwd sub` does (the adversarial
+    review of issue 22 found it quiet)."""
+    other = tmp_path / "home/.claude/projects/-other/memory/MEMORY.md"
+    settings = json.dumps({"autoMemoryDirectory": "~/.claude/projects/-other/memory"})
+    make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "root\n",
+            "repo/sub/CLAUDE.md": "sub\n",
+            "repo/sub/.claude/settings.local.json": settings,
+            str(other.relative_to(tmp_path)): "- someone else's memory\n",
+        },
+    )
+    whole = lint([], base=tmp_path / "repo", **machine(tmp_path))
+    assert [(f.path, f.code) for f in whole.findings] == [(str(other), "CTX804")]
+    at_sub = lint([], cwd=tmp_path / "repo/sub", base=tmp_path / "repo", **machine(tmp_path))
+    assert list(whole.findings) == [f for f in at_sub.findings if f.code == "CTX804"]
+    quiet = lint([], base=tmp_path / "repo", ignore=["CTX8"], **machine(tmp_path))
+    assert quiet.findings == ()
+
+
 def test_whole_repository_lint_checks_ignored_files_agents_read_by_name(tmp_path: Path) -> None:
     """A git-ignored CLAUDE.md (or AGENTS.md) still loads, read by name: whole-repository lint
     checks it and says it is ignored; not in vendored trees (`.venv/`, `build/`)."""

@@ -79,6 +79,9 @@ class ClaudeCode(Client[ClaudeSetup]):
         ),
     )
     reattaches_start_files = True  # a read reaching an imported start file attaches it again
+    # cwd's `autoMemoryDirectory` (local settings; the checked-in file's is ignored) and
+    # `claudeMdExcludes`, read from the directory the client starts in.
+    start_settings = (".claude/settings.json", ".claude/settings.local.json")
     instruction_files = (
         r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+)$"
     )
