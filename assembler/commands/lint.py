@@ -8,7 +8,7 @@ import click
 
 from ..lint import lint as run_lint
 from ..lint.report import render as render_findings
-from ..lint.report import summary
+from ..lint.report import size_note, summary
 from .echo import write_output
 from .options import Command, DiscoveryArgs, start_discovery_options
 
@@ -55,6 +55,12 @@ def _codes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) 
     help="text: one line per finding; json; sarif: for code scanning.",
 )
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too, not only errors.")
+@click.option(
+    "--size-errors/--no-size-errors",
+    default=False,
+    help="A file over a size limit, or cut by its client, is an error (the pre-commit hook's "
+    "default); [lint.severity] still sets a code's own.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No summary line after the findings.")
 def lint(
     files: tuple[Path, ...],
@@ -64,13 +70,18 @@ def lint(
     ignore: tuple[str, ...],
     fmt: str,
     strict: bool,
+    size_errors: bool,
     quiet: bool,
 ) -> int:
     """Check instruction files (all of them under . when FILES is empty)."""
     options = discovery.options(touched=False)
-    result = run_lint(files, cwd=cwd, select=select, ignore=ignore, **options)
+    result = run_lint(
+        files, cwd=cwd, select=select, ignore=ignore, size_errors=size_errors, **options
+    )
     write_output(render_findings(result.findings, fmt), None)
     if fmt == "text" and not quiet:
+        if size_errors and (note := size_note(result.findings)):
+            click.echo(note, err=True)
         counts = (len(result.files), result.ignored, result.memory)
         click.echo(summary(result.findings, *counts), err=True)
     return 1 if result.fails(strict=strict) else 0

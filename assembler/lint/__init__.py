@@ -103,9 +103,11 @@ def suppressions(text: str) -> _Suppressed:
 
 
 def _levels(
-    policy: Policy, select: Sequence[str], ignore: Sequence[str]
+    policy: Policy, select: Sequence[str], ignore: Sequence[str], size_errors: bool = False
 ) -> dict[str, Severity | None]:
-    """The effective severity of every lint code (None: not selected)."""
+    """The effective severity of every lint code (None: not selected). With `size_errors`, a
+    size code (`Code.size`) is an error unless the project's `[lint.severity]` says otherwise:
+    the hook blocks an oversized file by default, and a repository relaxes it in its config."""
     chosen_select = tuple(select) or policy.lint.select
     chosen_ignore = (*policy.lint.ignore, *ignore)
     every = registry.lint_codes()
@@ -126,7 +128,8 @@ def _levels(
             or any(entry.code.startswith(c) for c in chosen_select)
             or entry is codes.FINDINGS_CAPPED
         ) and not any(entry.code.startswith(c) for c in chosen_ignore)
-        level = _LEVELS[overrides[entry.code]] if entry.code in overrides else entry.lint
+        default = Severity.ERROR if size_errors and entry.size else entry.lint
+        level = _LEVELS[overrides[entry.code]] if entry.code in overrides else default
         levels[entry.code] = level if on else None
     return levels
 
@@ -173,12 +176,15 @@ def lint(
     base: PathLike | None = None,
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
+    size_errors: bool = False,
     **options: Unpack[Options],
 ) -> LintResult:
     """Lint `files` (or every instruction file under `base`); paths are shown relative to `base`.
 
-    `cwd` also checks the whole context of that directory; `options` are `assemble()`'s
-    (`touched` is not used: lint checks what loads at start)."""
+    `cwd` also checks the whole context of that directory; `size_errors` makes a file over a
+    size limit, or cut by its client, an error (the pre-commit hook's default) unless the
+    policy's `[lint.severity]` sets that code; `options` are `assemble()`'s (`touched` is not
+    used: lint checks what loads at start)."""
     files = checked_paths(files, "files")
     if base is not None:
         checked_path(base, "base")
@@ -191,7 +197,9 @@ def lint(
     git_root = find_git_root(request.cwd, Disk())
     policy = resolve_policy(request.policy, request.cwd, git_root or request.cwd)
     machine = Machine(request.home, request.managed_dir, request.environ)
-    run = _Run.of(policy, machine, _levels(policy, select, ignore), request.max_tokens or 0)
+    run = _Run.of(
+        policy, machine, _levels(policy, select, ignore, size_errors), request.max_tokens or 0
+    )
     whole_tree = not files and cwd is None
     repos = _Repos()
     try:

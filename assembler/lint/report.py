@@ -74,6 +74,26 @@ def summary(
     return line
 
 
+def size_note(findings: Sequence[Finding]) -> str | None:
+    """The line that says why a size finding is an error (`--size-errors`, the hook's
+    default) and how a repository relaxes it; None when no finding is one."""
+    raised = sorted(
+        {
+            f.code
+            for f in findings
+            if f.severity is Severity.ERROR
+            and (entry := registry.lookup(f.code)).size
+            and entry.lint is not Severity.ERROR
+        }
+    )
+    if not raised:
+        return None
+    return (
+        f"{', '.join(raised)}: errors with --size-errors (the pre-commit hook's default); "
+        "shorten the file, or relax the code in [lint.severity] or with --no-size-errors"
+    )
+
+
 def as_json(findings: Sequence[Finding]) -> str:
     rows = [
         {

@@ -1176,3 +1176,75 @@ def test_an_index_of_over_a_million_paths_is_linted_in_bounded_memory(tmp_path: 
     lines = done.stdout.splitlines()
     assert len(lines) == 10_001
     assert any(line.startswith(".:1:1: warning CTX008 ") for line in lines)
+
+
+# One file per size code, each over its limit: what the pre-commit hook (`--size-errors`)
+# fails on. CTX103 needs a policy's per-file limit; CTX902 a doc after Codex's budget.
+_OVERSIZED: dict[str, tuple[Files, str]] = {
+    "CTX101": ({"repo/CLAUDE.md": lines(201)}, "CLAUDE.md"),
+    "CTX102": ({"repo/CLAUDE.md": "x" * 25_001}, "CLAUDE.md"),
+    "CTX103": (
+        {"repo/.ctxasm.toml": "[limits]\nfile_chars = 100\n", "repo/CLAUDE.md": "z" * 101},
+        "CLAUDE.md",
+    ),
+    "CTX104": ({"repo/CLAUDE.md": "y" * 40_001}, "CLAUDE.md"),
+    "CTX106": ({"repo/MEMORY.md": lines(201)}, "MEMORY.md"),
+    "CTX901": ({"repo/AGENTS.md": "- keep it short\n" * 2_100}, "AGENTS.md"),
+    "CTX902": (
+        {"repo/AGENTS.md": "x" * 40_000, "repo/app/AGENTS.md": "app rules\n"},
+        "app/AGENTS.md",
+    ),
+}
+
+
+@pytest.mark.parametrize("code", sorted(_OVERSIZED))
+def test_size_errors_makes_an_oversized_file_an_error(tmp_path: Path, code: str) -> None:
+    files, target = _OVERSIZED[code]
+    make(tmp_path, files)
+    opts: dict[str, Any] = {"base": tmp_path / "repo", **machine(tmp_path)}
+    plain = {f.code: f.severity for f in lint([target], **opts).findings}
+    assert plain[code] is Severity.WARNING  # plain `ctxasm lint`: shown, and passes
+    hooked = lint([target], size_errors=True, **opts)
+    assert {f.code: f.severity for f in hooked.findings}[code] is Severity.ERROR
+    assert hooked.failed
+
+
+def test_the_size_codes_are_the_oversized_cases() -> None:
+    size = {entry.code for entry in registry.catalogue() if entry.size}
+    assert size == {*_OVERSIZED, "CTX105"}  # CTX105 (over 4 MiB) is an error anyway
+    assert registry.lookup("CTX938").size is False  # the Copilot agent reads it all
+
+
+def test_size_errors_leave_other_warnings_and_configured_severities_alone(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": lines(201) + "x" * 25_000 + "\n@gone.md\n"})
+    opts: dict[str, Any] = {"base": tmp_path / "repo", "size_errors": True, **machine(tmp_path)}
+    found = {f.code: f.severity for f in lint(["CLAUDE.md"], **opts).findings}
+    assert found == {"CTX101": Severity.ERROR, "CTX102": Severity.ERROR, "CTX201": Severity.WARNING}
+    # The repository relaxes it in its own configuration; the hook's flag does not override it.
+    (tmp_path / "repo/.ctxasm.toml").write_text('[lint.severity]\nCTX101 = "warning"\n')
+    found = {f.code: f.severity for f in lint(["CLAUDE.md"], **opts).findings}
+    assert found == {
+        "CTX101": Severity.WARNING,
+        "CTX102": Severity.ERROR,
+        "CTX201": Severity.WARNING,
+    }
+    (tmp_path / "repo/.ctxasm.toml").write_text('[lint]\nignore = ["CTX1"]\n')
+    assert not lint(["CLAUDE.md"], **opts).failed
+
+
+def test_size_errors_on_the_command_line_name_the_limit_and_the_way_out(tmp_path: Path) -> None:
+    make(tmp_path, {"repo/CLAUDE.md": lines(250)})
+    blocked = _cli(tmp_path, "--size-errors", "CLAUDE.md")
+    assert blocked.returncode == 1
+    assert blocked.stdout == (
+        "CLAUDE.md:201:1: error CTX101 250 lines, over the 200-line limit: move detail into "
+        ".claude/rules or imported files\n"
+    )
+    assert blocked.stderr == (
+        "CTX101: errors with --size-errors (the pre-commit hook's default); shorten the file, "
+        "or relax the code in [lint.severity] or with --no-size-errors\n"
+        "1 error in 1 file checked\n"
+    )
+    relaxed = _cli(tmp_path, "--size-errors", "CLAUDE.md", "--no-size-errors")  # the last wins
+    assert (relaxed.returncode, relaxed.stderr) == (0, "1 warning in 1 file checked\n")
+    assert _cli(tmp_path, "CLAUDE.md").returncode == 0  # plain lint's exit policy is unchanged
