@@ -1,7 +1,11 @@
-"""The wheel ships `policies/` and `templates/`, and renders from a fresh venv outside the checkout."""
+"""The wheel ships `policies/` and `templates/`, and renders from a fresh venv outside the
+checkout; it names the commit it was built from; and the README's install story works as
+written: `pipx install .` in a clone, then `ctxasm --version`."""
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from assembler.version import commit_of
+from tests.helpers.checkout import git, git_env, snapshot
 from tests.helpers.trees import ROOT
 
 pytestmark = pytest.mark.slow  # builds a wheel and a venv
@@ -64,3 +70,53 @@ def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None
         capture_output=True, text=True, check=True, cwd=tmp_path,
     )  # fmt: skip
     assert loaded.stdout == "CRITICAL:\n"
+
+    # The commit it was built from, recorded at build time: printed with no git at all.
+    commit = commit_of(ROOT)
+    if commit is not None:
+        assert zipfile.ZipFile(wheel).read("assembler/_data/commit") == f"{commit}\n".encode()
+    shown = subprocess.run(
+        [str(env / "bin" / "ctxasm"), "--version"],
+        capture_output=True, text=True, check=True, cwd=tmp_path, env={"PATH": str(tmp_path)},
+    )  # fmt: skip
+    assert (
+        shown.stdout == "ctxasm, version 0.1.0" + (f" (commit {commit})" if commit else "") + "\n"
+    )
+
+
+def _readme_install() -> str:
+    """The shell lines of the README's install block, comments and alternatives left out."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Install") :]
+    (block,) = re.findall(r"```sh\n(.*?)```", section[: section.index("\n## ")], re.DOTALL)
+    lines = [line.split("  #")[0].strip() for line in block.splitlines()]
+    return "\n".join(line for line in lines if line and not line.startswith("#"))
+
+
+@pytest.mark.skipif(
+    not (Path(sys.executable).parent / "pipx").exists(), reason="pipx is in the test extra"
+)
+def test_the_readme_install_story_works_as_written(tmp_path: Path) -> None:
+    env = git_env(tmp_path / "home")
+    commit = snapshot(tmp_path / "upstream", env)
+    script = _readme_install()
+    assert script.splitlines() == [
+        "git clone <the ctxasm repository URL> ctxasm && cd ctxasm",
+        "pipx install .",
+        "ctxasm --version",
+    ]
+    script = script.replace("<the ctxasm repository URL>", str(tmp_path / "upstream"))
+    bin_dir = tmp_path / "bin"  # where pipx puts the command, first on PATH
+    env.update(
+        PIPX_HOME=str(tmp_path / "pipx"),
+        PIPX_BIN_DIR=str(bin_dir),
+        PIPX_MAN_DIR=str(tmp_path / "man"),
+        PATH=os.pathsep.join((str(bin_dir), str(Path(sys.executable).parent), env["PATH"])),
+    )
+    ran = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=900,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.splitlines()[-1] == f"ctxasm, version 0.1.0 (commit {commit[:12]})"
+    assert git(tmp_path / "ctxasm", env, "tag") == ""  # no tag was needed anywhere

@@ -64,12 +64,28 @@ class LazyGroup(click.Group):
             )
 
 
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """`--version`: the version and the commit this copy was built from (`version.py`)."""
+    if value and not ctx.resilient_parsing:
+        from ..version import version_line  # runs git: only when asked
+
+        click.echo(version_line())
+        ctx.exit()
+
+
 @click.group(
     cls=LazyGroup,
     lazy_subcommands=COMMANDS,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.version_option(package_name="ctxasm", prog_name="ctxasm")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_show_version,
+    help="Show the version and the commit it was built from, and exit.",
+)
 def cli() -> None:
     """Assemble, preview and check the instruction context an agent loads."""
 
