@@ -6,8 +6,10 @@ message every turn), gives the model one tool, `read_file`, and attaches the ins
 that reading a file lazily loads (nested CLAUDE.md, matching `.claude/rules`) to that tool's
 result, as Claude Code does: the system blocks never change, so the cache keeps hitting.
 
-    pip install anthropic ctxasm
-    python examples/agent_loop.py services/api --prompt "Where do handlers live?"
+    make demo && .venv/bin/pip install anthropic    # in a clone of ctxasm: both in .venv
+    .venv/bin/python examples/agent_loop.py services/api --prompt "Where do handlers live?"
+
+ctxasm is not on PyPI: elsewhere, `pip install anthropic /path/to/a/ctxasm/clone`.
 
 It talks to any server that speaks the Messages API: `--base-url`, else `ANTHROPIC_BASE_URL`,
 else Anthropic's. `--home` and `--managed-dir` point discovery at another setup.

@@ -6,9 +6,12 @@ results cleared (time-based, or with `--cache-edits` the `cache_reference` / `ca
 request shape), context collapse and full compaction with Claude Code's nine-part prompt,
 summarised through the same SDK. Each action prints as an event on stderr.
 
-    pip install anthropic ctxasm
-    python examples/conversation_loop.py services/api --prompt "Where do handlers live?" \\
+    make demo && .venv/bin/pip install anthropic    # in a clone of ctxasm: both in .venv
+    .venv/bin/python examples/conversation_loop.py services/api \\
+        --prompt "Where do handlers live?" \\
         --prompt "And the tests?"
+
+ctxasm is not on PyPI: elsewhere, `pip install anthropic /path/to/a/ctxasm/clone`.
 
 It talks to any server that speaks the Messages API: `--base-url`, else `ANTHROPIC_BASE_URL`,
 else Anthropic's. `cache_edits` is not part of Anthropic's public API: `--cache-edits` shows

@@ -1,6 +1,6 @@
 """小橙 (Xiaocheng): the first seed article's demo agent, end to end, offline.
 
-    python examples/xiaocheng.py
+    .venv/bin/python examples/xiaocheng.py    # in a clone, after `make demo`
 
 Bootstrap first: ctxasm renders `fixtures/bootstrap` as the article's system prompt (soul,
 user profile, rules, memory index). Then the article's five prompts, each through its

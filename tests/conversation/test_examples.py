@@ -87,6 +87,23 @@ def test_xiaocheng_runs_in_one_command(tmp_path: Path) -> None:
     assert "  [Compress] Persisting 15 messages to " in done.stdout
 
 
+@pytest.mark.skipif(
+    not (ROOT / ".venv" / "bin" / "python").exists(), reason="the README's command runs .venv"
+)
+def test_the_readme_command_runs_as_written(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (command,) = re.findall(r"^(\S*python\S* examples/xiaocheng\.py)\b", readme, re.MULTILINE)
+    assert command == ".venv/bin/python examples/xiaocheng.py"
+    done = subprocess.run(
+        ["sh", "-c", command],
+        cwd=ROOT,  # where the README's commands run: the clone
+        env={"PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)},  # its store lands in tmp_path
+        capture_output=True, text=True, encoding="utf-8", timeout=120, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "[Tokens: " in done.stdout and "  [Compress] Persisting 15 messages to " in done.stdout
+
+
 def _is_summary(body: dict[str, Any]) -> bool:
     return "tools" not in body
 
