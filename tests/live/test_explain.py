@@ -256,7 +256,7 @@ def test_a_rule_loaded_at_start_is_not_listed_again_as_not_matched_by_a_touch(
         },
     )
     result = explain(repo, touched=[repo / "src" / "app.ts"], **machine(tmp_path))
-    assert [row[:5] for row in rows(result) if row[1].startswith(".claude/rules/")] == [
+    assert [row[:5] for row in rows(result) if str(row[1]).startswith(".claude/rules/")] == [
         ("project", ".claude/rules/always.md", "rule in .claude/rules", "loaded", None),
         (
             "project",
