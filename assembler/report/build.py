@@ -67,6 +67,7 @@ class Marker(NamedTuple):
     kind: str  # "tier" or "boundary"
     label: str  # the tier's name and its breakpoint's TTL ("" when none); "" for the boundary
     breakpoint: bool = False
+    tokens: int = 0  # what the boundary marker itself costs
 
 
 class Bar(NamedTuple):
@@ -403,7 +404,7 @@ def _bar(
     for section in sections(assembly.sources, policy):
         if section.source is None:
             flush()
-            markers.append(Marker(at, "boundary", ""))
+            markers.append(Marker(at, "boundary", "", tokens=explanation.boundary_tokens))
             at += explanation.boundary_tokens
             continue
         source = section.source
