@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple, Unpack
 
+from .. import codes
 from ..budget import section_cost
 from ..clients import registry
 from ..discovery.disk import Disk
@@ -190,7 +191,8 @@ def build(
     result = side_by_side(cwd, **options)
     lint_result = lint(_lint_files(result), cwd=result.cwd, base=result.project_root, **options)
     disk = Disk()
-    cards = _Cards(disk, result)
+    outside = Outside.of(result)
+    cards = _Cards(disk, result, outside)
     rows = tuple((row, cards.of_row(row)) for row in result.files[:MAX_FILE_ROWS])
     lint_files, findings_left = _lint_files_of(lint_result.findings, result.project_root, cards)
     scale = max((max(a.explanation.total, a.explanation.budget) for a in result.agents), default=0)
@@ -204,7 +206,7 @@ def build(
         agents=pages,
         rows=rows,
         rows_left=len(result.files) - len(rows),
-        drift=tuple(_short(p) for p in result.drift[:MAX_PASSAGES]),
+        drift=tuple(_short(p, outside) for p in result.drift[:MAX_PASSAGES]),
         drift_left=max(0, len(result.drift) - MAX_PASSAGES),
         lint=lint_result,
         lint_files=lint_files,
@@ -250,6 +252,44 @@ def _lint_files_of(
     return out, max(0, len(findings) - MAX_FINDINGS)
 
 
+# --- text from outside the project -------------------------------------------------------
+
+# The findings that say a run read text the repository reached outside of itself: a link or
+# an import out of the project, auto memory its settings move. A page is an artifact others
+# may read (CI uploads it): it names such files and why, never holds their text.
+OUTSIDE = frozenset(c.code for c in (codes.OUTSIDE_PROJECT, codes.OUTSIDE_HOME, codes.MEMORY_MOVED))
+WITHHELD = (
+    "read from outside the project through the repository (a link, an import or moved auto "
+    "memory); its text is not put on a page others may read: `ctxasm render` prints it"
+)
+
+
+class Outside(NamedTuple):
+    """What each run read from outside the project, by the findings that say so."""
+
+    names: frozenset[str]  # the files, as displayed
+    agents: frozenset[str]  # the agents that read any
+
+    @classmethod
+    def of(cls, result: SideBySide) -> Outside:
+        found = [
+            (run.client, d.path)
+            for run in result.agents
+            for d in run.explanation.assembly.diagnostics
+            if d.code in OUTSIDE
+        ]
+        return cls(frozenset(path for _, path in found), frozenset(agent for agent, _ in found))
+
+    def holds(self, row: FileRow) -> bool:
+        """Whether some agent read this file from outside the project."""
+        return bool({row.path, *(c.path for c in row.cells if c.path)} & self.names)
+
+    def taints(self, passage: Passage) -> bool:
+        """Whether an agent that sees the paragraph read text from outside the project (an
+        import it inlines has no row of its own)."""
+        return any(s.client in self.agents for s in passage.seen)
+
+
 # --- file text ----------------------------------------------------------------------------
 
 
@@ -257,9 +297,10 @@ class _Cards:
     """The file texts of the page, numbered in the order they are asked for, within
     `MAX_TEXT_BYTES` in all; one card per real file."""
 
-    def __init__(self, disk: Disk, result: SideBySide) -> None:
+    def __init__(self, disk: Disk, result: SideBySide, outside: Outside) -> None:
         self.disk = disk
         self.result = result
+        self.outside = outside
         self.left = MAX_TEXT_BYTES
         self.all: list[Card] = []
         self.by_file: dict[str, Card] = {}
@@ -285,6 +326,8 @@ class _Cards:
         return card
 
     def _text(self, file: str, row: FileRow | None) -> tuple[tuple[str, ...], bool, str, str]:
+        if self._withheld(file, row):
+            return (), False, "", WITHHELD
         if self.left <= 0:
             return (), False, "", "the page holds no more file text"
         room = min(MAX_FILE_BYTES, self.left)
@@ -309,6 +352,18 @@ class _Cards:
         if lines and lines[-1] == "":
             lines.pop()
         return tuple(lines), whole, origin, ""
+
+    def _withheld(self, file: str, row: FileRow | None) -> bool:
+        """A file some agent read from outside the project; a file lint names that is really
+        outside it; a text an agent made (a skills index) when it read from outside."""
+        if row is None:
+            return os.path.isabs(file) and not _under(file, self.result.project_root)
+        if self.outside.holds(row):
+            return True
+        first = next(
+            (run for run, c in zip(self.result.agents, row.cells, strict=True) if c.present), None
+        )
+        return not os.path.isabs(file) and first is not None and first.client in self.outside.agents
 
     def _loaded(self, file: str, row: FileRow | None) -> str | None:
         """The content of the source that stands for `file` in the first agent that has it."""
@@ -445,8 +500,11 @@ def _real(path: str, disk: Disk) -> str:
     return disk.realpath(path) if os.path.isabs(path) else path
 
 
-def _short(passage: Passage) -> Passage:
-    """A paragraph with at most `MAX_PASSAGE_CHARS` of its text."""
+def _short(passage: Passage, outside: Outside) -> Passage:
+    """A paragraph with at most `MAX_PASSAGE_CHARS` of its text; none when an agent that sees
+    it read from outside the project."""
+    if outside.taints(passage):
+        return passage._replace(text="", line="")
     if len(passage.text) <= MAX_PASSAGE_CHARS:
         return passage
     return passage._replace(text=passage.text[:MAX_PASSAGE_CHARS] + "\n…")

@@ -4,6 +4,7 @@ nothing from the repository becomes markup."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -14,7 +15,8 @@ import pytest
 from assembler.report.build import build
 from assembler.report.page import render, visible
 from tests.helpers.report_pages import PLANTED, PLANTED_NAME, Structure, hostile
-from tests.helpers.trees import CORPUS_TREES, ROOT, corpus_tree, demo_tree
+from tests.helpers.trees import CORPUS_TREES, ROOT, Link, corpus_tree, demo_tree, git_init, machine
+from tests.helpers.trees import build as build_tree
 
 SECTIONS = ("summary", "agents", "drift", "tokens", "why-not", "lint", "lazy", "cache", "files")
 
@@ -86,6 +88,36 @@ def test_planted_markup_stays_text(tmp_path: Path) -> None:
     # Every agent's file: each loaded and shown.
     assert {row.path for row, _ in report.rows} >= {"CLAUDE.md", "AGENTS.md", "GEMINI.md"}
     assert text.count(PLANTED.splitlines()[1]) >= 4
+
+
+def test_text_from_outside_the_project_never_reaches_the_page(tmp_path: Path) -> None:
+    """A page is an artifact others read: what the repository reaches outside of itself (a
+    link, moved auto memory; a linked file only lint names) is named, its text withheld."""
+    repo = git_init(tmp_path / "repo")
+    secrets = {f"secret{i}.txt": f"TOKEN-{i}-hunter2\n" for i in range(4)}
+    build_tree(tmp_path, {**secrets, "memory/MEMORY.md": "TOKEN-memory-hunter2\n"})
+    build_tree(
+        repo,
+        {
+            "CLAUDE.md": Link("../secret0.txt"),
+            "AGENTS.md": Link("../secret1.txt"),
+            "api/CLAUDE.md": Link("../../secret2.txt"),
+            "other/CLAUDE.md": Link("../../secret3.txt"),
+            "api/x.ts": "",
+            ".claude/settings.local.json": json.dumps(
+                {"autoMemoryDirectory": str(tmp_path / "memory")}
+            ),
+        },
+    )
+    (tmp_path / "home").mkdir()
+    options = {**machine(tmp_path), "touched": [repo / "api" / "x.ts"]}
+    report = build(repo, **options)
+    html = render(report)
+    assert "hunter2" not in html
+    named = {card.path for card in report.cards if card.missing.startswith("read from outside")}
+    assert {"CLAUDE.md", "AGENTS.md", "api/CLAUDE.md"} <= named
+    assert any(p.endswith("memory/MEMORY.md") for p in named)
+    Structure(html).check()
 
 
 def test_visible_is_one_printable_line_with_its_tabs() -> None:
