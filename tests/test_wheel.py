@@ -83,6 +83,16 @@ def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None
         shown.stdout == "ctxasm, version 0.1.0" + (f" (commit {commit})" if commit else "") + "\n"
     )
 
+    # The report's page template ships, and renders from the installed wheel.
+    assert "assembler/_data/templates/report/page.html.j2" in names
+    report = subprocess.run(
+        [str(env / "bin" / "ctxasm"), "report", str(workspace), "--out", "page.html",
+         "--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert (report.returncode, report.stdout) == (0, "page.html\n"), report.stderr
+    assert "What every agent loads" in (tmp_path / "page.html").read_text(encoding="utf-8")
+
 
 def _readme_install() -> str:
     """The shell lines of the README's install block, comments and alternatives left out."""

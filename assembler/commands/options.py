@@ -94,11 +94,17 @@ def start_discovery_options(func: F) -> F:
     return _discovery_options(func, touch=False)
 
 
-def _discovery_options(func: F, *, touch: bool) -> F:
+def agents_discovery_options(func: F) -> F:
+    """`discovery_options` without `--policy`, for a command that runs every agent with its
+    own policy (report)."""
+    return _discovery_options(func, touch=True, policy=False)
+
+
+def _discovery_options(func: F, *, touch: bool, policy: bool = True) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         kwargs["discovery"] = DiscoveryArgs(
-            kwargs.pop("policy"),
+            kwargs.pop("policy", None),
             kwargs.pop("touch", ()),
             kwargs.pop("home"),
             kwargs.pop("managed_dir"),
@@ -115,11 +121,12 @@ def _discovery_options(func: F, *, touch: bool) -> F:
         type=click.Path(path_type=Path),
         help="A path the agent reads; lazily loaded files are added. Repeatable.",
     )
+    policy_option = click.option(
+        "--policy",
+        help="Built-in policy name or a policy .toml file (default: the project's config, else the built-in default policy).",
+    )
     options = [
-        click.option(
-            "--policy",
-            help="Built-in policy name or a policy .toml file (default: the project's config, else the built-in default policy).",
-        ),
+        *((policy_option,) if policy else ()),
         *((touch_option,) if touch else ()),
         click.option(
             "--home",

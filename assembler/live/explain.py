@@ -315,6 +315,8 @@ def _placed(
                 where[key] = c.index
         elif c.skip is None and (c.path, True) in final:
             pass  # not kept here (a conditional rule at start): listed where a read attached it
+        elif c.skip is None and c.phase > 0 and (c.path, False) in final:
+            pass  # loaded at start, met again by a read (a rule when a touch reads rules again)
         else:
             skipped.add(c.index, _candidate_row(c, display(c.path), earlier))
         earlier.paths.append(c.path)

@@ -105,17 +105,26 @@ def json_text(result: SideBySide) -> str:
 # --- terminal -----------------------------------------------------------------------------
 
 
-def cell_words(cell: Cell) -> str:
-    """A file's fate in one agent's column."""
+def cell_kind(cell: Cell) -> str:
+    """A file's fate in one agent's run, in a word: "none" (never looked for), "loaded",
+    "attached", "cut", "dropped", "not matched" or "skipped"."""
     if cell.status is None:
-        return "-"
+        return "none"
     if cell.status is Status.LOADED:
         return "attached" if cell.lazy else "loaded"
     if cell.status is Status.TRUNCATED:
-        return f"cut -{cell.cut_tokens:,}"
+        return "cut"
     if cell.skip is Skip.BUDGET:
         return "dropped"
     return "not matched" if cell.skip is Skip.NOT_MATCHED else "skipped"
+
+
+def cell_words(cell: Cell) -> str:
+    """A file's fate in one agent's column."""
+    kind = cell_kind(cell)
+    if kind == "none":
+        return "-"
+    return f"cut -{cell.cut_tokens:,}" if kind == "cut" else kind
 
 
 def _cell_style(cell: Cell) -> str:

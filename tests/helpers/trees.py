@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -89,21 +89,73 @@ FIXTURES = ROOT / "fixtures"
 DATA = ROOT / "tests" / "data"
 
 
-def demo_assembly(tmp: Path) -> Assembly:
-    """The `make demo` tree copied under `tmp` (its repository its own git root), with the
-    demo's lazily loaded handler file touched."""
+CORPUS = Path(os.environ.get("CTXASM_CORPUS") or ROOT.parent / "shared" / "corpus")
+CORPUS_TREES = (
+    sorted(p.name for p in CORPUS.iterdir() if (p / "tree").is_dir()) if CORPUS.is_dir() else []
+)
+
+
+@dataclass(frozen=True)
+class Tree:
+    """Where an agent starts, with the machine the run uses and the paths it touches."""
+
+    cwd: Path
+    home: Path
+    managed: Path
+    touched: tuple[Path, ...] = ()
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+    def options(self) -> dict[str, Any]:
+        """The library's options for a run in `cwd`."""
+        return {
+            "home": self.home,
+            "managed_dir": self.managed,
+            "environ": dict(self.environ),
+            "touched": self.touched,
+        }
+
+    def args(self) -> list[str]:
+        """`cwd` and the same options on a command line (the environment is the caller's)."""
+        touched = [arg for t in self.touched for arg in ("--touch", str(t))]
+        machine = ["--home", str(self.home), "--managed-dir", str(self.managed)]
+        return [str(self.cwd), *machine, *touched]
+
+
+def demo_tree(tmp: Path) -> Tree:
+    """The `make demo` tree copied under `tmp` (its repository its own git root), started in
+    services/api with the demo's lazily loaded handler file touched."""
     import shutil
 
     shutil.copytree(FIXTURES / "demo", tmp / "demo", symlinks=True)
     git_init(tmp / "demo" / "repo")
     api = tmp / "demo" / "repo" / "services" / "api"
-    return assemble(
+    return Tree(
         api,
-        home=tmp / "demo" / "home",
-        managed_dir=tmp / "demo" / "managed",
-        environ={"CLAUDE_CODE_PROJECT_DIR_NAME": "demo-repo"},
-        touched=[api / "src" / "handlers" / "users.ts"],
+        tmp / "demo" / "home",
+        tmp / "demo" / "managed",
+        (api / "src" / "handlers" / "users.ts",),
+        {"CLAUDE_CODE_PROJECT_DIR_NAME": "demo-repo"},
     )
+
+
+def demo_assembly(tmp: Path) -> Assembly:
+    """`demo_tree`, assembled."""
+    tree = demo_tree(tmp)
+    return assemble(tree.cwd, **tree.options())
+
+
+def corpus_tree(tmp: Path, name: str) -> Tree:
+    """The corpus repository `name` laid out under `tmp` (never copied into the project),
+    started at its root with its sample files (created) touched."""
+    from benchmarks.corpus import lay_out, pick_touches
+
+    laid = lay_out(CORPUS / name, tmp / name)
+    touched = []
+    for rel in pick_touches(CORPUS / name):
+        (laid.repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (laid.repo / rel).touch()
+        touched.append(laid.repo / rel)
+    return Tree(laid.repo, laid.home, laid.managed, tuple(touched))
 
 
 def bootstrap_assembly(tmp: Path) -> Assembly:

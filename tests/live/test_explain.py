@@ -239,6 +239,35 @@ def test_touch_lists_what_was_attached_where_it_was_attached(tmp_path: Path) -> 
     assert [r.path for r in result.rows].count(".claude/rules/ts.md") == 1
 
 
+def test_a_rule_loaded_at_start_is_not_listed_again_as_not_matched_by_a_touch(
+    tmp_path: Path,
+) -> None:
+    """A touch reads the rules directories again for the conditional rules: an unconditional
+    rule, loaded at start, is no candidate the read kept out (it was listed as a "conditional
+    rule not matched" with empty `paths:` once per touch)."""
+    repo = git_init(tmp_path / "repo")
+    build(
+        repo,
+        {
+            "CLAUDE.md": "Root.",
+            ".claude/rules/always.md": "Always.",
+            ".claude/rules/web.md": '---\npaths: "web/**"\n---\nWeb rule.',
+            "src/app.ts": "",
+        },
+    )
+    result = explain(repo, touched=[repo / "src" / "app.ts"], **machine(tmp_path))
+    assert [row[:5] for row in rows(result) if str(row[1]).startswith(".claude/rules/")] == [
+        ("project", ".claude/rules/always.md", "rule in .claude/rules", "loaded", None),
+        (
+            "project",
+            ".claude/rules/web.md",
+            "rule in .claude/rules",
+            "skipped",
+            "conditional rule not matched",
+        ),
+    ]
+
+
 def test_the_budget_trims_and_drops_and_the_picture_adds_up(tmp_path: Path) -> None:
     repo = git_init(tmp_path / "repo")
     build(

@@ -37,7 +37,15 @@ from assembler.model import Layer, Reason, Source, Why
 from assembler.policy import agent_policy
 from assembler.tokens import text_stats
 from tests.helpers.cli import ctxasm
-from tests.helpers.trees import FIXTURES, ROOT, Link, build, git_init, machine
+from tests.helpers.trees import (
+    CORPUS_TREES,
+    FIXTURES,
+    Link,
+    build,
+    corpus_tree,
+    git_init,
+    machine,
+)
 
 _ON_THE_WAY = Reason(Why.ANCESTOR, "duo file on the way to cwd")
 DUO_POLICY = """\
@@ -641,22 +649,13 @@ def test_every_agent_on_the_demo(tmp_path: Path) -> None:
     _every_agent_on(repo, home, managed, [repo / "web" / "src" / "App.tsx"])
 
 
-CORPUS = Path(os.environ.get("CTXASM_CORPUS") or ROOT.parent / "shared" / "corpus")
-TREES = sorted(p.name for p in CORPUS.iterdir() if (p / "tree").is_dir()) if CORPUS.is_dir() else []
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not TREES, reason="the shared corpus is not here")
-@pytest.mark.parametrize("name", TREES)
+@pytest.mark.skipif(not CORPUS_TREES, reason="the shared corpus is not here")
+@pytest.mark.parametrize("name", CORPUS_TREES)
 def test_every_agent_on_the_corpus(tmp_path: Path, name: str) -> None:
-    from benchmarks.corpus import deepest_instruction_dir, lay_out, pick_touches
+    from benchmarks.corpus import deepest_instruction_dir
 
-    laid = lay_out(CORPUS / name, tmp_path / name)
-    touches = []
-    for rel in pick_touches(CORPUS / name):
-        (laid.repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (laid.repo / rel).touch()
-        touches.append(laid.repo / rel)
-    deepest, _ = deepest_instruction_dir(laid.repo)
-    for cwd, touched_paths in ((laid.repo, []), (deepest, []), (laid.repo, touches)):
-        _every_agent_on(cwd, laid.home, laid.managed, touched_paths)
+    tree = corpus_tree(tmp_path, name)
+    deepest, _ = deepest_instruction_dir(tree.cwd)
+    for cwd, touched_paths in ((tree.cwd, []), (deepest, []), (tree.cwd, list(tree.touched))):
+        _every_agent_on(cwd, tree.home, tree.managed, touched_paths)
