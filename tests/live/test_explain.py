@@ -459,3 +459,27 @@ def test_paths_never_wrap_at_80_columns(tmp_path: Path) -> None:
             for cut in range(1, len(path)):
                 assert not (before.rstrip().endswith(path[:cut]) and
                             after.lstrip().startswith(path[cut:])), (path, before, after)  # fmt: skip
+
+
+@pytest.mark.parametrize("first", ["", "import assembler.live.explain_view", "import assembler"])
+def test_the_documented_import_gives_the_functions(tmp_path: Path, first: str) -> None:
+    """`from assembler.live import explain` (the docs' `assembler.live.explain`) is the
+    function, whatever was imported before; so is `side_by_side`; the modules still serve
+    `from assembler.live.explain import ...`."""
+    build(tmp_path, {"repo/CLAUDE.md": "Root."})
+    script = f"""{first}
+from pathlib import Path
+from assembler.live import explain, side_by_side
+from assembler.live.explain import Explanation
+tmp = Path({str(tmp_path)!r})
+hermetic = dict(home=tmp / "home", managed_dir=tmp / "managed", environ={{}})
+found = explain(tmp / "repo", **hermetic)
+assert isinstance(found, Explanation), type(found)
+print([row.path for row in found.rows if row.status.value == "loaded"])
+print(type(side_by_side(tmp / "repo", **hermetic)).__name__)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == ["['CLAUDE.md']", "SideBySide"]
