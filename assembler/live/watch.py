@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from .. import display
 from ..discovery.locations import RealDirs
-from ..errors import AssemblerError, DiscoveryError
+from ..errors import AssemblerError, DiscoveryError, RenderError
 from ..model import Diagnostic, Severity
 
 if TYPE_CHECKING:
@@ -249,8 +249,10 @@ class Watcher:
                 assembly, error = self.assembler.assemble(self.touched), ""
                 text = self.render(assembly)
             except AssemblerError as err:
-                if first and isinstance(err, DiscoveryError):
-                    raise  # no directory to watch (missing, or a file): nothing to wait for
+                if first and isinstance(err, DiscoveryError | RenderError):
+                    # No directory to watch (missing, or a file), or a format the policy
+                    # cannot render (another agent's): nothing to wait for.
+                    raise
                 assembly, error = None, str(err)
             if assembly is not None and self.out in self.assembler.dependencies.paths:
                 raise AssemblerError(

@@ -28,6 +28,23 @@ def _owner(name: str) -> Client[Any] | None:
     return next((c for c in registry.clients() if name in c.formats), None)
 
 
+def for_another_client(name: str, client: str) -> str | None:
+    """Why the format `name` cannot render what `client` (a registry name) loads, or None
+    when it can. A client's own format wraps the files in that agent's words, byte for byte
+    its request: around the files another agent loads, it is what neither agent sends. The
+    generic formats and the request shapes render any client's files."""
+    owner = _owner(name)
+    if owner is None or owner.name == client:
+        return None
+    every = ", ".join((*TEXT, *REQUESTS))
+    return (
+        f"{name} is {owner.title}'s own format, but the policy's client is "
+        f"{registry.get(client).title}: those bytes are what neither agent sends; use a "
+        f"{owner.name} policy (--policy {owner.default_policy}) or a format for every policy "
+        f"({every})"
+    )
+
+
 def client_format(name: str) -> FormatContext | None:
     """The template variables of a client's own format, or None for a generic one."""
     owner = _owner(name)

@@ -68,6 +68,9 @@ def render(
     known = formats.names()
     if fmt not in known:
         raise RenderError(f"{fmt}: unknown format; choose one of {', '.join(known)}")
+    mixed = formats.for_another_client(fmt, assembly.policy.client)
+    if mixed is not None:
+        raise RenderError(mixed)
     import jinja2
 
     try:
