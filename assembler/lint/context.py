@@ -27,10 +27,11 @@ from ..discovery.loader import RUN_MAX_IMPORTS
 from ..discovery.locations import is_within
 from ..discovery.prefixes import Prefixes
 from ..model import Layer, Policy, Reason
+from ..output.sections import context_tokens, source_tokens
 from ..parsing.imports import iter_imports
 from ..parsing.parse import parse
 from ..parsing.positions import Lines
-from ..tokens import estimate_tokens
+from ..tokens import estimate_tokens, estimated
 from .files import (
     EVERY_STEP,
     FileInfo,
@@ -354,12 +355,14 @@ class StartChecks:
         if not budget or codes.OVER_BUDGET.code not in self._wanted:
             return []
         assembly = self.assembly(cwd)
-        total = assembly.counter(assembly.text)
+        policy, counter = assembly.policy, assembly.counter
+        total = context_tokens(assembly.sources, policy, counter).total  # as explain counts
         if total <= budget:
             return []
         live = [s for s in assembly.sources if not s.dropped]
-        biggest = sorted(live, key=lambda s: -s.stats.tokens)[:3]
-        names = ", ".join(f"{s.display} ({s.stats.tokens:,})" for s in biggest)
+        counts = {s.key: source_tokens(s, policy, counter) for s in live}
+        biggest = sorted(live, key=lambda s: -counts[s.key])[:3]
+        names = ", ".join(f"{s.display} ({counts[s.key]:,})" for s in biggest)
         own = [
             s.path
             for s in live
@@ -372,8 +375,9 @@ class StartChecks:
                 1,
                 1,
                 codes.OVER_BUDGET.code,
-                f"the context for {relative_shown(str(cwd), shown_base)}/ is {total:,} tokens, over the "
-                f"{budget:,}-token budget: shorten the largest sources: {names}",
+                f"the context for {relative_shown(str(cwd), shown_base)}/ is {total:,} tokens"
+                f"{' (estimated)' if estimated(counter) else ''}, over the {budget:,}-token "
+                f"budget: shorten the largest sources: {names}",
             )
         ]
 

@@ -12,8 +12,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
-from ..display import dumps, shown
+from ..display import counted, dumps, shown
 from ..model import Diagnostic, Layer
+from ..tokens import estimated
 from .explain import Explanation, Row, Skip, Status, rules_order_text
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
             "max_tokens": explanation.budget,
             "total": explanation.total,
             "boundary": explanation.boundary_tokens,
+            "estimated": estimated(a.counter),
             "layers": [
                 {"layer": lt.layer.value, "sources": lt.sources, "tokens": lt.tokens}
                 for lt in explanation.layers
@@ -361,13 +363,14 @@ def _budget(explanation: Explanation, color: bool, width: int) -> list[Text]:
     from rich.text import Text
 
     total, budget = explanation.total, explanation.budget
+    estimate = "estimated" if estimated(explanation.assembly.counter) else ""
     if budget:
-        share = f" ({100 * total / budget:.0f}%)" if budget else ""
-        title = f"budget: {total:,} of {budget:,} tokens{share}"
+        share = ", ".join(filter(None, (estimate, f"{100 * total / budget:.0f}%")))
+        title = f"budget: {total:,} of {budget:,} tokens ({share})"
         if total > budget:
             title += f", over by {total - budget:,}"
     else:
-        title = f"budget: {total:,} tokens, no total budget (--max-tokens)"
+        title = f"budget: {total:,} tokens{f' ({estimate})' if estimate else ''}, no total budget (--max-tokens)"
     parts = [(LAYER_LOOK[lt.layer], lt.tokens) for lt in explanation.layers]
     parts.append((("|", "white"), explanation.boundary_tokens))
     cells = _cells([t for _, t in parts], max(total, budget), width)
@@ -379,8 +382,7 @@ def _budget(explanation: Explanation, color: bool, width: int) -> list[Text]:
     for lt in explanation.layers:
         letter, colour = LAYER_LOOK[lt.layer]
         legend.append("\u2588" if color else letter, style=colour if color else "")
-        count = f"{lt.sources} source{'s' if lt.sources != 1 else ''}"
-        legend.append(f" {lt.layer.value} {lt.tokens:,} ({count})  ")
+        legend.append(f" {lt.layer.value} {lt.tokens:,} ({counted(lt.sources, 'source')})  ")
     if explanation.boundary_tokens:
         legend.append(f"| boundary {explanation.boundary_tokens:,}  ")
     if budget > total:

@@ -30,6 +30,8 @@ from .. import display
 from ..discovery.locations import RealDirs
 from ..errors import AssemblerError, DiscoveryError, RenderError
 from ..model import Diagnostic, Severity
+from ..output.sections import context_tokens
+from ..tokens import estimated
 
 if TYPE_CHECKING:
     from watchdog.observers.api import ObservedWatch
@@ -56,7 +58,7 @@ class Update(NamedTuple):
     text: str | None  # the output; None when the run failed
     line: str  # one line for stderr: what changed, the token delta
     diagnostics: tuple[Diagnostic, ...] = ()  # warnings and errors new since the last render
-    tokens: int = 0  # tokens of the output
+    tokens: int = 0  # the context's tokens (`output.sections.context_tokens`)
 
 
 class Plan(NamedTuple):
@@ -119,7 +121,7 @@ def summary(before: Assembly | None, after: Assembly, old_tokens: int, tokens: i
     ):
         if shown:
             parts.append(f"{label} {', '.join(display.shown(name) for name in shown)}")
-    parts.append(f"{tokens:,} tokens ({tokens - old_tokens:+,})")
+    parts.append(f"{display.counted(tokens, 'token')} ({tokens - old_tokens:+,})")
     return "ctxasm: " + "; ".join(parts)
 
 
@@ -273,12 +275,15 @@ class Watcher:
         before, self._last = self._last, assembly
         if text == self._text:
             return None
-        tokens = assembly.counter(text)
+        # The context's tokens as `explain` counts them, whatever the format shows them in.
+        tokens = context_tokens(assembly.sources, assembly.policy, assembly.counter).total
         live = sum(1 for s in assembly.sources if not s.dropped)
         if first:
+            estimate = " (estimated)" if estimated(assembly.counter) else ""
             line = (
-                f"ctxasm: watching {live} sources, {tokens:,} tokens, "
-                f"in {len(self._watches)} directories (Ctrl-C stops)"
+                f"ctxasm: watching {display.counted(live, 'source')}, "
+                f"{display.counted(tokens, 'token')}{estimate}, "
+                f"in {display.counted(len(self._watches), 'directory', 'directories')} (Ctrl-C stops)"
             )
             if self.unwatched:
                 line += (

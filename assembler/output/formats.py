@@ -17,9 +17,11 @@ TEXT = ("xml", "markdown", "json")
 REQUESTS = ("anthropic", "openai")
 
 
-def names() -> tuple[str, ...]:
-    """Every format, in the order the CLI lists them."""
-    native = tuple(name for client in registry.clients() for name in client.formats)
+def names(client: str | None = None) -> tuple[str, ...]:
+    """Every format, in the order the CLI lists them; with `client` (a registry name), those
+    that render its policy's files (`for_another_client`)."""
+    clients = registry.clients() if client is None else (registry.get(client),)
+    native = tuple(name for c in clients for name in c.formats)
     return (*TEXT, *native, *REQUESTS)
 
 

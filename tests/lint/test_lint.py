@@ -549,8 +549,8 @@ def test_ctx601_context_over_budget(tmp_path: Path) -> None:
     )
     assert [(f.code, f.path) for f in over.findings] == [("CTX601", "CLAUDE.md")]
     assert (
-        "over the 300-token budget: shorten the largest sources: CLAUDE.md (500)"
-        in over.findings[0].message
+        "is 669 tokens (estimated), over the 300-token budget: shorten the largest sources: "
+        "CLAUDE.md (517), ~/.claude/CLAUDE.md (143)" in over.findings[0].message
     )
     ok = lint(
         [],

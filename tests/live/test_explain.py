@@ -301,7 +301,9 @@ TOP_SCHEMA: dict[str, Any] = {
     "version": int, "policy": str, "cwd": str, "project_root": str, "rules_order": str,
     "touched": list, "sources": list, "budget": dict, "notes": list,
 }  # fmt: skip
-BUDGET_SCHEMA = {"max_tokens": int, "total": int, "boundary": int, "layers": list}
+BUDGET_SCHEMA = {
+    "max_tokens": int, "total": int, "boundary": int, "estimated": bool, "layers": list,
+}  # fmt: skip
 CUT_SCHEMA = {"kind": str, "reason": str, "lines": int, "chars": int, "tokens": int}
 DIAGNOSTIC_SCHEMA = {"code": str, "severity": str, "path": str, "message": str}
 
@@ -367,7 +369,7 @@ def test_plain_output_without_a_terminal(tmp_path: Path) -> None:
     assert "big.md: import is 4,194,305 bytes, over the 4,194,304-byte limit" in out
     budget = lines[lines.index(next(x for x in lines if x.startswith("budget: "))) :]
     total = sum(lt for lt in _layer_tokens(tmp_path, repo))
-    assert budget[0] == f"budget: {total:,} of 4,000 tokens ({100 * total / 4000:.0f}%)"
+    assert budget[0] == f"budget: {total:,} of 4,000 tokens (estimated, {100 * total / 4000:.0f}%)"
     bar = budget[1]
     assert bar.startswith("[M") and bar.endswith(".]") and len(bar) == 62
     assert set(bar[1:-1]) == {"M", "U", "P", "A", "|", "."}

@@ -203,7 +203,7 @@ def test_a_forged_boundary_moves_nothing_in_the_json_and_the_requests(tmp_path: 
     assert data["stats"]["static_tokens"] == a.counter(
         '<managed_policy source="/'
         + str(tmp_path / "managed/CLAUDE.md")[1:]
-        + '">\nmanaged rule\n</managed_policy>'
+        + '">\nmanaged rule\n</managed_policy>\n\n'
     )
     assert [s["escaped_closing_tags"] for s in data["sources"]] == [0, 2]
     system = json.loads(a.render("anthropic"))["system"]
