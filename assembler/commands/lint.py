@@ -22,7 +22,7 @@ def _codes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) 
     "lint",
     cls=Command,
     examples=(
-        "ctxasm lint                          # every instruction file of the repository",
+        "ctxasm lint                          # every instruction file of the repo",
         "ctxasm lint services/api --format sarif   # the instruction files under it",
         "ctxasm lint --cwd services/api --select CTX2,CTX3",
     ),

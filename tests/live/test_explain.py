@@ -301,9 +301,7 @@ TOP_SCHEMA: dict[str, Any] = {
     "version": int, "policy": str, "cwd": str, "project_root": str, "rules_order": str,
     "touched": list, "sources": list, "budget": dict, "notes": list,
 }  # fmt: skip
-BUDGET_SCHEMA = {
-    "max_tokens": int, "total": int, "boundary": int, "estimated": bool, "layers": list,
-}  # fmt: skip
+BUDGET_SCHEMA = {"max_tokens": int, "total": int, "boundary": int, "layers": list}
 CUT_SCHEMA = {"kind": str, "reason": str, "lines": int, "chars": int, "tokens": int}
 DIAGNOSTIC_SCHEMA = {"code": str, "severity": str, "path": str, "message": str}
 
@@ -485,3 +483,38 @@ print(type(side_by_side(tmp / "repo", **hermetic)).__name__)
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines() == ["['CLAUDE.md']", "SideBySide"]
+
+
+def test_at_80_columns_each_reason_takes_at_most_two_lines(tmp_path: Path) -> None:
+    """A new user's terminal: every line fits 80 columns, and the "why it is there" under a
+    path takes two lines, not four (the source column took only its longest word's width)."""
+    repo = git_init(tmp_path / "repo")
+    build(
+        repo,
+        {
+            "CLAUDE.md": "Types from @langfuse/shared; style in @docs/style.md\n",
+            "docs/style.md": "Tabs.",
+            "web/CLAUDE.md": "Web.",
+            "web/.claude/rules/ui.md": '---\npaths: "src/**/*.tsx"\n---\nUse the design system.',
+        },
+    )
+    (tmp_path / "home").mkdir()
+    machine_args = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    done = subprocess.run(
+        [sys.executable, "-m", "assembler", "explain", "web", *machine_args],
+        capture_output=True, text=True, cwd=repo, timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
+    )  # fmt: skip
+    lines = done.stdout.splitlines()
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert max(len(line) for line in lines) <= 80, done.stdout
+    header = next(line for line in lines if line.startswith("#  layer"))
+    start = header.index("source (why it is there)")
+    rows = explain(repo / "web", **machine(tmp_path)).visible(False)
+    assert len(rows) == 5
+    for row in rows:
+        assert row.reason is not None
+        at = next(i for i, line in enumerate(lines) if line[start:].startswith(row.path + " "))
+        below = itertools.takewhile(lambda line: not line[:start].strip(), lines[at + 1 :])
+        reason = [part for line in below if (part := line[start:].split("  ")[0])]
+        assert (" ".join(reason), len(reason) <= 2) == (row.reason.text, True), done.stdout

@@ -18,7 +18,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from tests.helpers.trees import FIXTURES, build, git_init
 
@@ -103,8 +102,8 @@ def test_every_view_counts_a_source_and_the_context_alike(tmp_path: Path) -> Non
         f"note: the boundary marker is structure here, not text: not sent, so the tiers hold "
         f"{boundary:,} tokens fewer than the context's {total:,} (explain, render)"
     ) in cache_text
-    estimated: list[Any] = [budget, rendered["stats"], cached]
-    assert [view["estimated"] for view in estimated] == [True, True, True]
+    # explain's JSON schema adds no key within its version: its docs say the counts are estimated.
+    assert [view["estimated"] for view in (rendered["stats"], cached)] == [True, True]
 
 
 def test_one_source_is_one_source(tmp_path: Path) -> None:
