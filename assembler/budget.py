@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from . import codes
 from .model import Cut, Diagnostic, Layer, Policy, Source, Stats, TokenCounter
-from .output.sections import SEPARATOR, section_text, source_section
+from .output.sections import boundary_tokens, source_tokens
 from .tokens import text_stats
 
 PROTECTED = frozenset({Layer.MANAGED, Layer.BASE})
@@ -154,16 +154,11 @@ def _per_file(
 # --- total --------------------------------------------------------------------------------
 
 
-def section_cost(source: Source, policy: Policy, counter: TokenCounter) -> int:
-    """Tokens this source adds to the xml output: wrapper, escaped content, separator."""
-    return counter(section_text(source_section(source, policy)) + SEPARATOR)
-
-
 def _fit(source: Source, allowed: int, policy: Policy, counter: TokenCounter) -> str | None:
     """The longest line-boundary prefix (+ marker) whose section costs at most `allowed`."""
 
     def fits(text: str) -> bool:
-        return section_cost(source._replace(content=text, lazy=False), policy, counter) <= allowed
+        return source_tokens(source._replace(content=text, lazy=False), policy, counter) <= allowed
 
     lines = source.content.split("\n")
     lo, hi = 0, len(lines) - 1
@@ -209,9 +204,9 @@ def _fit_total(
     Each section's cost is counted once and the total kept up to date as sources are cut
     (linear in the number of sources, plus the binary search of each trim)."""
     notes: list[Diagnostic] = []
-    costs = [0 if s.dropped else section_cost(s, policy, counter) for s in out]
+    costs = [0 if s.dropped else source_tokens(s, policy, counter) for s in out]
     live = sum(1 for s in out if not s.dropped)
-    marker = counter(policy.boundary + SEPARATOR) if policy.boundary else 0  # while any is live
+    marker = boundary_tokens(policy, counter)  # while any source is live
     content = sum(costs)
     total = content + (marker if live else 0)
     victims = sorted(
@@ -226,7 +221,7 @@ def _fit_total(
         trimmed = _fit(source, cost - over, policy, counter) if cost > over else None
         if trimmed is not None:
             out[i], note = _trimmed(source, trimmed, max_tokens, counter)
-            costs[i] = section_cost(out[i], policy, counter)
+            costs[i] = source_tokens(out[i], policy, counter)
         else:
             out[i], note = _dropped(source, max_tokens)
             costs[i] = 0

@@ -148,13 +148,36 @@ def lookup(code: str) -> Code:
     return BY_CODE[code]
 
 
-def catalogue_text(entries: tuple[Code, ...]) -> str:
-    """The table `ctxasm codes` prints: code, lint and load severity, name, summary."""
-    lines = [f"{'code':<7} {'lint':<8} {'load':<8} {'name':<27} summary"]
+def catalogue_text(entries: tuple[Code, ...], width: int | None = None) -> str:
+    """The table `ctxasm codes` prints: code, lint and load severity, name, summary; one line
+    a code. When a line would be wider than `width` (None: no limit), each code takes two or
+    more: code, severities and name, then the summary below, indented and wrapped."""
+    import textwrap
+
+    heads, summaries = [], []
     for entry in entries:
         lint = entry.lint.value if entry.lint else "-"
         load = entry.load.value if entry.load else "-"
-        lines.append(f"{entry.code:<7} {lint:<8} {load:<8} {entry.name:<27} {entry.summary}")
+        heads.append(f"{entry.code:<7} {lint:<8} {load:<8} {entry.name}")
+        summaries.append(entry.summary)
+    one_line = [f"{head:<53} {summary}" for head, summary in zip(heads, summaries, strict=True)]
+    if width is None or max(map(len, one_line), default=0) <= width:
+        return (
+            "\n".join([f"{'code':<7} {'lint':<8} {'load':<8} {'name':<27} summary", *one_line])
+            + "\n"
+        )
+    indent = " " * 8
+    lines = [f"{'code':<7} {'lint':<8} {'load':<8} name", f"{indent}summary"]
+    for head, summary in zip(heads, summaries, strict=True):
+        lines.append(head)
+        lines += textwrap.wrap(
+            summary,
+            max(20, width),
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_long_words=False,  # a name, a path: whole, even past the width
+            break_on_hyphens=False,
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -52,6 +52,12 @@ def shown(text: str, limit: int = 0) -> str:
     return _pattern(_UNSAFE).sub(lambda m: _escape(m.group()), text)
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """`1 source`, `2 sources`, `1,204 tokens`: a count and its noun, plural unless one
+    (`plural`: the plural when it is not the noun and an s)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def as_client_reads(text: str) -> str:
     """`text` with each lone surrogate (a byte of a name that is not UTF-8, as Python keeps
     it) as U+FFFD: what a client reading names as UTF-8 (Node) has, and what UTF-8 can carry."""

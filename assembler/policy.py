@@ -315,6 +315,9 @@ def _build(doc: Mapping[str, Any], origin: str) -> Policy:
     for f in workspace.get("files", []):
         if "path" not in f:
             raise PolicyError(f"{origin}: every 'workspace.files' entry needs a 'path'")
+    mixed = formats.for_another_client(render.get("format", "xml"), doc["client"])
+    if mixed is not None:
+        raise PolicyError(f"{origin}: 'render.format': {mixed}")
     return Policy(
         name=doc.get("name", Path(origin).stem),
         origin=origin,

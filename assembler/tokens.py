@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .model import Stats, TokenCounter
 
-__all__ = ["TokenCounter", "estimate_tokens", "text_stats"]
+__all__ = ["TokenCounter", "estimate_tokens", "estimated", "text_stats"]
 
 
 def estimate_tokens(text: str) -> int:
@@ -29,6 +29,12 @@ def estimate_tokens(text: str) -> int:
     # 3-byte char: 1, 4-byte char: 1.5). Work in quarters to round up exactly.
     quarters = ascii_chars + 2 * extra_bytes
     return -(-quarters // 4)
+
+
+def estimated(counter: TokenCounter) -> bool:
+    """Whether `counter` gives this module's estimate (every view says so next to its token
+    numbers), not a real tokenizer's count."""
+    return counter is estimate_tokens
 
 
 def text_stats(text: str, counter: TokenCounter) -> Stats:

@@ -151,13 +151,30 @@ def context_and_client(args: argparse.Namespace) -> tuple[Assembly, anthropic.An
     return ctx, client
 
 
+OFFLINE = ".venv/bin/python examples/xiaocheng.py"  # the example that needs no network
+
+
+def unreachable(err: anthropic.APIConnectionError, client: anthropic.Anthropic) -> str:
+    """One line for a server that cannot be reached, instead of the SDK's traceback, naming
+    the example that runs without a network."""
+    cause = " ".join(str(err.__cause__ or err).split())
+    return (
+        f"{Path(sys.argv[0]).name}: cannot reach the API at {client.base_url} ({cause}): check "
+        f"the network or --base-url; to see the runtime without a network, run {OFFLINE}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--prompt", required=True)
     add_arguments(parser)
     args = parser.parse_args(argv)
     ctx, client = context_and_client(args)
-    print(run(client, ctx, args.prompt, args.model, args.max_turns))
+    try:
+        print(run(client, ctx, args.prompt, args.model, args.max_turns))
+    except anthropic.APIConnectionError as err:  # a timeout too
+        print(unreachable(err, client), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -38,6 +38,7 @@ from agent_loop import (  # the other example, beside this one
     add_arguments,
     assistant_blocks,
     context_and_client,
+    unreachable,
 )
 
 MAX_READ_BYTES = 1 << 20  # the runtime persists what is over 50,000 characters
@@ -138,8 +139,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         levels=Levels(micro=Micro.CACHE if args.cache_edits else Micro.TIME),
         reattach_instructions=False,  # they are in `system`, which compaction never drops
     )
-    for answer in run(client, ctx, conv, args.prompt, args.model, args.max_turns):
-        print(answer)
+    try:
+        for answer in run(client, ctx, conv, args.prompt, args.model, args.max_turns):
+            print(answer)
+    except anthropic.APIConnectionError as err:  # a timeout too
+        print(unreachable(err, client), file=sys.stderr)
+        return 1
     return 0
 
 

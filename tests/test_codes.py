@@ -39,7 +39,7 @@ def test_render_and_lint_report_the_same_code_for_the_same_fact(tmp_path: Path) 
 
 
 def test_ctxasm_codes_prints_the_catalogue() -> None:
-    text = ctxasm(["codes"])
+    text = ctxasm(["codes"], env={"COLUMNS": "1000"})
     assert text.exit_code == 0
     lines = text.stdout.splitlines()
     assert lines[0].split() == ["code", "lint", "load", "name", "summary"]
@@ -55,6 +55,30 @@ def test_ctxasm_codes_prints_the_catalogue() -> None:
         "load": "error",
     }
     assert [r["code"] for r in rows] == [e.code for e in registry.catalogue()]
+
+
+def test_ctxasm_codes_fits_80_columns() -> None:
+    """At 80 columns (lines went to 188): each code on a line of its own with its severities
+    and name, its summary below, indented and wrapped; piped with no COLUMNS, one line each."""
+    narrow = ctxasm(["codes"], env={"COLUMNS": "80"})
+    lines = narrow.stdout.splitlines()
+    assert narrow.exit_code == 0 and max(map(len, lines)) <= 80
+    assert lines[:2] == ["code    lint     load     name", "        summary"]
+    heads = [i for i, line in enumerate(lines) if line.startswith("CTX")]
+    entries = registry.catalogue()
+    assert len(heads) == len(entries)
+    for at, end, entry in zip(heads, [*heads[1:], len(lines)], entries, strict=True):
+        assert lines[at].split() == [
+            entry.code,
+            entry.lint.value if entry.lint else "-",
+            entry.load.value if entry.load else "-",
+            entry.name,
+        ]
+        below = lines[at + 1 : end]
+        assert all(line.startswith(" " * 8) for line in below)
+        assert " ".join(line.strip() for line in below) == entry.summary
+    wide = codes.catalogue_text(entries)
+    assert len(wide.splitlines()) == 1 + len(entries)
 
 
 def test_every_code_is_documented() -> None:

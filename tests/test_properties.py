@@ -218,7 +218,7 @@ def test_rendering_is_deterministic(
             write_user(home, project, files)
             first = run(project, home, managed, user=user)
             second = run(project, home, managed, user=user)
-            for fmt in format_names():
+            for fmt in format_names(first.policy.client):
                 same(first.render(fmt).encode(), second.render(fmt).encode(), fmt)
                 same(first.render(fmt), first.render(fmt), f"{fmt}, rendered twice")
             assemblies.append(first)
@@ -260,7 +260,7 @@ def test_rendering_is_identical_across_processes(tmp_path: Path) -> None:
     args = [sys.executable, "-m", "assembler", "render", str(project), "--home", str(home)]
     args += ["--managed-dir", str(managed), "--date", "2026-01-31", "--touch"]
     args += [str(project / "sub" / "a.py")]
-    for fmt in format_names():
+    for fmt in format_names("claude-code"):
         outputs = [
             subprocess.run(
                 [*args, "--format", fmt],

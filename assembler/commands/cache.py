@@ -20,7 +20,7 @@ from .request_options import request_options
     cls=Command,
     examples=(
         "ctxasm cache --save before.json      # hashes and token counts, no text",
-        "ctxasm cache --against before.json   # the first tier that changed, and the cost",
+        "ctxasm cache --against before.json   # the first tier that changed; its cost",
     ),
 )
 @path_argument

@@ -6,7 +6,7 @@ import click
 
 from ..clients.registry import catalogue
 from ..codes import catalogue_json, catalogue_text
-from .echo import write_output
+from .echo import columns, write_output
 from .options import Command
 
 
@@ -22,5 +22,5 @@ from .options import Command
 def codes(as_json: bool) -> int:
     """List every diagnostic code: its name, severity in lint and at load, and summary."""
     entries = catalogue()
-    write_output(catalogue_json(entries) if as_json else catalogue_text(entries), None)
+    write_output(catalogue_json(entries) if as_json else catalogue_text(entries, columns()), None)
     return 0

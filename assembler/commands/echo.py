@@ -3,6 +3,8 @@ exit code an assembly's diagnostics make."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +16,18 @@ from ..output.write import write_file, write_stdout
 
 if TYPE_CHECKING:
     from ..assembly import Assembly
+
+
+def columns() -> int | None:
+    """How wide text may be: `COLUMNS` when set, else the terminal's width when stdout is
+    one; None (no limit) when the output goes to a file or a pipe."""
+    given = os.environ.get("COLUMNS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else None
+    except (AttributeError, OSError, ValueError):  # no usable stdout
+        return None
 
 
 def report(diagnostics: Sequence[Diagnostic], minimum: Severity = Severity.WARNING) -> None:

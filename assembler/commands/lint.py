@@ -22,7 +22,7 @@ def _codes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) 
     "lint",
     cls=Command,
     examples=(
-        "ctxasm lint                          # every instruction file of the repository",
+        "ctxasm lint                          # every instruction file of the repo",
         "ctxasm lint services/api --format sarif   # the instruction files under it",
         "ctxasm lint --cwd services/api --select CTX2,CTX3",
     ),
@@ -31,7 +31,8 @@ def _codes(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) 
 @click.option(
     "--cwd",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Also check the whole context of this directory.",
+    help="The directory an agent starts in: check its whole context and (without FILES) "
+    "the instruction files that load there.",
 )
 @start_discovery_options
 @click.option(
@@ -73,7 +74,7 @@ def lint(
     size_errors: bool,
     quiet: bool,
 ) -> int:
-    """Check instruction files (all of them under . when FILES is empty)."""
+    """Check instruction files (all of them under . when neither FILES nor --cwd is given)."""
     options = discovery.options(touched=False)
     result = run_lint(
         files, cwd=cwd, select=select, ignore=ignore, size_errors=size_errors, **options

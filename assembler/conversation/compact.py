@@ -30,6 +30,9 @@ from .store import Below, append_raw, write_snapshot
 MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20_000  # p99.99 of a summary is 17,387 tokens
 AUTOCOMPACT_BUFFER_TOKENS = 13_000
 WARNING_BUFFER_TOKENS = 20_000
+# The window those fixed amounts are sized for: below it each shrinks with the window, so a
+# small window keeps the same shares (10%, 6.5%, 10%) instead of going negative.
+FULL_WINDOW = 200_000
 # Attachments after a compaction: Claude Code's caps for invoked skills, applied per kind.
 ATTACHMENT_MAX_TOKENS = 5_000
 ATTACHMENTS_KIND_MAX_TOKENS = 25_000
@@ -40,16 +43,32 @@ Summarize = Callable[[list[dict[str, str]]], str]
 
 class Thresholds(NamedTuple):
     window: int
-    effective: int  # window - 20,000 kept for the summary's output
-    auto_compact: int  # effective - 13,000
-    warning: int  # auto_compact - 20,000
+    effective: int  # window - 20,000 kept for the summary's output (10% below 200,000)
+    auto_compact: int  # effective - 13,000 (6.5% of the window below 200,000)
+    warning: int  # auto_compact - 20,000 (10% of the window below 200,000)
+
+
+def _margin(fixed: int, window: int) -> int:
+    """Claude Code's `fixed` amount, or its share of a window smaller than `FULL_WINDOW`."""
+    return min(fixed, window * fixed // FULL_WINDOW)
 
 
 def compaction_thresholds(context_window: int) -> Thresholds:
-    """The three lines for a context window: 200,000 → 180,000 / 167,000 / 147,000."""
-    effective = context_window - MAX_OUTPUT_TOKENS_FOR_SUMMARY
-    auto = effective - AUTOCOMPACT_BUFFER_TOKENS
-    return Thresholds(context_window, effective, auto, auto - WARNING_BUFFER_TOKENS)
+    """The three lines for a context window: 200,000 → 180,000 / 167,000 / 147,000.
+
+    From 200,000 tokens up these are Claude Code's fixed margins; below, each margin is the
+    same share of the window as at 200,000, so every line is a fixed percentage of the window
+    (90%, 83.5%, 73.5%: 32,000 → 28,800 / 26,720 / 23,520), as Claude Code's own override
+    (`CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`) sets its line as a percentage. The lines stay positive
+    and below the window for any window of 10 tokens or more."""
+    if isinstance(context_window, bool) or not isinstance(context_window, int):
+        raise ConversationError("context_window is a number of tokens: give an int")
+    if context_window < 10:
+        raise ConversationError(f"context_window is {context_window:,} tokens: give at least 10")
+    effective = context_window - _margin(MAX_OUTPUT_TOKENS_FOR_SUMMARY, context_window)
+    auto = effective - _margin(AUTOCOMPACT_BUFFER_TOKENS, context_window)
+    warning = auto - _margin(WARNING_BUFFER_TOKENS, context_window)
+    return Thresholds(context_window, effective, auto, warning)
 
 
 def should_compact(

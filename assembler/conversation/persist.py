@@ -103,6 +103,12 @@ class PersistResult(NamedTuple):
     unknown: tuple[Unknown, ...]
 
 
+def is_persisted(text: str) -> bool:
+    """Whether `text` is a `<persisted-output>` block: the path in it is how the model gets the
+    whole output back, so no level cuts it (`prune` leaves it whole)."""
+    return len(text) <= _BLOCK_MAX and _BLOCK.match(text) is not None
+
+
 def format_size(size: int) -> str:
     """Claude Code's `formatFileSize`: bytes, then KB/MB/GB with one decimal, ".0" dropped."""
     value = float(size)
@@ -193,7 +199,7 @@ def persist_tool_result(
     output cut head-only, any other output over 50,000 characters saved and replaced."""
     if not (isinstance(text, str) and isinstance(tool_use_id, str)):
         raise ConversationError("persist_tool_result takes the result and its id as strings")
-    if len(text) <= _BLOCK_MAX and _BLOCK.match(text):
+    if is_persisted(text):
         return Persisted(Action.KEPT, text, tool_use_id, len(text))
     if kind is Kind.ERROR and len(text) > 2 * ERROR_KEEP_CHARS and not _ERROR_CUT.match(text):
         return Persisted(Action.ERROR_CUT, error_cut(text), tool_use_id, len(text))

@@ -3,7 +3,9 @@
 Its rules: only tool results are touched (conversation messages never); the newest
 `keep_recent` results stay whole (the model may still be using them); an older result longer
 than `max_chars` keeps its first `keep_chars` characters and then
-`\\n...(truncated, original: N chars)`. The article's `ls -la` result of 755 characters comes out
+`\\n...(truncated, original: N chars)`. A `<persisted-output>` block (level 1) is never cut:
+its path is how the model gets the whole output back, and a long store directory would put
+the path past the characters kept. The article's `ls -la` result of 755 characters comes out
 at 200 + 36 = 236 (its printed trace says 237, a character its code does not produce).
 
 The unit is one tool result: an OpenAI `role: "tool"` message, or one `tool_result` block of
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from .messages import Unknown, scan, with_results
+from .persist import is_persisted
 
 MARK = "\n...(truncated, original: {chars} chars)"
 # A result that already ends with the mark is not cut again (its "original" would change).
@@ -44,8 +47,8 @@ class PruneResult(NamedTuple):
 
 
 def pruned_text(text: str, *, max_chars: int = 300, keep_chars: int = 200) -> str | None:
-    """The cut text, or None when `text` is within `max_chars`."""
-    if len(text) <= max_chars or _CUT.search(text):
+    """The cut text, or None when `text` is within `max_chars` (or is a persisted block)."""
+    if len(text) <= max_chars or _CUT.search(text) or is_persisted(text):
         return None
     return text[:keep_chars] + MARK.format(chars=len(text))
 

@@ -534,9 +534,7 @@ class Loader:
         what = "import" if depth else "file"
         if not exists:
             if depth:
-                self.note(
-                    codes.IMPORT_MISSING, path, f"imported by {self.display(chain[-1])} but missing"
-                )
+                self._note_missing(path, self.display(chain[-1]))
             return None
         # The client checks every file it processes, but the files it starts from are all
         # `.md`: only imports can fail it, and other clients' files (`.mdc`, a dotfile) are
@@ -637,6 +635,9 @@ class Loader:
             self.decisions.append((target, include_external, decided))
             if not include_external and not inside:
                 self.trace(target, layer, child)
+                if not self.resolve(target).exists:  # approving it would load nothing
+                    self._note_missing(target, importer)
+                    continue
                 self.note(
                     codes.IMPORT_EXTERNAL,
                     target,
@@ -663,6 +664,11 @@ class Loader:
                 found_in=found_in,
             )
         return out
+
+    def _note_missing(self, target: str, importer: str) -> None:
+        """An import of nothing: missing (`CTX201`) wherever the agent starts, outside its
+        working directory too, where approving external imports would load nothing."""
+        self.note(codes.IMPORT_MISSING, target, f"imported by {importer} but missing")
 
     def _inside_cwd(self, target: str) -> bool:
         """Whether `target` is below cwd as this filesystem sees it: by name, or by a

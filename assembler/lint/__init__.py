@@ -4,7 +4,7 @@ With files: each file is checked on its own and against the context it loads wit
 never depend on how pre-commit splits the list). Without files: every instruction file under
 the directory (every registered client's, and other agents'), plus the whole context of every
 directory that holds the policy's client's files. With `--cwd DIR`: also the whole context of
-DIR. Codes, names and default severities come from the one catalogue (`assembler.codes`).
+DIR; without files, the instruction files that load at DIR's start are the files checked. Codes, names and default severities come from the one catalogue (`assembler.codes`).
 """
 
 from __future__ import annotations
@@ -181,9 +181,10 @@ def lint(
 ) -> LintResult:
     """Lint `files` (or every instruction file under `base`); paths are shown relative to `base`.
 
-    `cwd` also checks the whole context of that directory; `size_errors` makes a file over a
-    size limit, or cut by its client, an error (the pre-commit hook's default) unless the
-    policy's `[lint.severity]` sets that code; `options` are `assemble()`'s (`touched` is not
+    `cwd` also checks the whole context of that directory, and without `files` the
+    instruction files that load at its start; `size_errors` makes a file over a size limit,
+    or cut by its client, an error (the pre-commit hook's default) unless the policy's
+    `[lint.severity]` sets that code; `options` are `assemble()`'s (`touched` is not
     used: lint checks what loads at start)."""
     files = checked_paths(files, "files")
     if base is not None:
@@ -205,10 +206,15 @@ def lint(
     try:
         if whole_tree:
             listing, memory = _index_whole_tree(here, repos.of(here), run)
-        else:
+        elif files:
             listing, memory = _given(files, here, repos), ()
             if len(listing.files) >= INDEX_FROM_FILES:
                 _index_repository(repos.of(here), run.duplicates)
+        else:  # `--cwd DIR` alone: the files that load at that start, and its whole context
+            listing = Listing(tuple(run.starts.start_files(request.cwd)))
+            memory = tuple(
+                m for m in run.starts.memory_files(request.cwd) if m not in listing.files
+            )
         paths = (*listing.files, *memory)
         findings = _leveled((_stopped(top, here) for top in listing.stopped), run.levels)
         checked, load_dirs = _check_files(paths, here, run, repos)

@@ -27,11 +27,20 @@ from ..discovery.loader import RUN_MAX_IMPORTS
 from ..discovery.locations import is_within
 from ..discovery.prefixes import Prefixes
 from ..model import Layer, Policy, Reason
+from ..output.sections import context_tokens, source_tokens
 from ..parsing.imports import iter_imports
 from ..parsing.parse import parse
 from ..parsing.positions import Lines
-from ..tokens import estimate_tokens
-from .files import EVERY_STEP, FileInfo, Finding, Machine, Positions, relative_shown
+from ..tokens import estimate_tokens, estimated
+from .files import (
+    EVERY_STEP,
+    FileInfo,
+    Finding,
+    Machine,
+    Positions,
+    is_instruction_file,
+    relative_shown,
+)
 from .git import GitRepo
 
 if TYPE_CHECKING:
@@ -125,6 +134,28 @@ class Starts:
         discovery = self.discovery(cwd)
         sources = discovery.sources if discovery is not None else ()
         return [Path(s.path) for s in sources if s.layer is Layer.MEMORY and os.path.isabs(s.path)]
+
+    def start_files(self, cwd: Path) -> list[Path]:
+        """What `lint --cwd` checks without files: the files whole-repository lint would check
+        of those the client loads at start in `cwd` (an agent's instruction file, by name, in
+        the project: cwd's own, its ancestors', rules), in load order, a link followed to its
+        target; the auto memory index is `memory_files`'. An imported file is checked through
+        its importer; files from outside the project, through the start's notes."""
+        ctx, discovery = self.machine.context(cwd), self.discovery(cwd)
+        if ctx is None or discovery is None:
+            return []
+        root = str(ctx.project_root)
+        found: dict[Path, None] = {}
+        for source in discovery.sources:
+            if not os.path.isabs(source.path):
+                continue  # a pseudo path: `<managed-settings>`
+            paths = [source.path]
+            if self.is_link(source.path):
+                paths.append(self.real(source.path))
+            found.update(
+                (Path(p), None) for p in paths if is_instruction_file(p) and is_within(p, root)
+            )
+        return list(found)
 
     def client_discovery(self, client: Client[Any], cwd: Path) -> Discovery[Any] | None:
         """`discovery(cwd)` for any client, with the policy it runs with when only it is named
@@ -324,12 +355,14 @@ class StartChecks:
         if not budget or codes.OVER_BUDGET.code not in self._wanted:
             return []
         assembly = self.assembly(cwd)
-        total = assembly.counter(assembly.text)
+        policy, counter = assembly.policy, assembly.counter
+        total = context_tokens(assembly.sources, policy, counter).total  # as explain counts
         if total <= budget:
             return []
         live = [s for s in assembly.sources if not s.dropped]
-        biggest = sorted(live, key=lambda s: -s.stats.tokens)[:3]
-        names = ", ".join(f"{s.display} ({s.stats.tokens:,})" for s in biggest)
+        counts = {s.key: source_tokens(s, policy, counter) for s in live}
+        biggest = sorted(live, key=lambda s: -counts[s.key])[:3]
+        names = ", ".join(f"{s.display} ({counts[s.key]:,})" for s in biggest)
         own = [
             s.path
             for s in live
@@ -342,8 +375,9 @@ class StartChecks:
                 1,
                 1,
                 codes.OVER_BUDGET.code,
-                f"the context for {relative_shown(str(cwd), shown_base)}/ is {total:,} tokens, over the "
-                f"{budget:,}-token budget: shorten the largest sources: {names}",
+                f"the context for {relative_shown(str(cwd), shown_base)}/ is {total:,} tokens"
+                f"{' (estimated)' if estimated(counter) else ''}, over the {budget:,}-token "
+                f"budget: shorten the largest sources: {names}",
             )
         ]
 

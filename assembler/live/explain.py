@@ -15,13 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Unpack
 
 from ..assembly import Assembly, run
-from ..budget import section_cost
 from ..clients import registry
 from ..codes import Skip as Skip  # rows name their skip with it (`Row.skip`)
 from ..discovery.disk import QuietObserver
 from ..display import PATTERN_CHARS, shown
 from ..model import Cut, Diagnostic, Layer, Reason, RulesOrder, Source
-from ..output.sections import SEPARATOR
+from ..output.sections import LayerTokens as LayerTokens  # `Explanation.layers` holds them
+from ..output.sections import context_tokens, source_tokens
 from ..request import Options, PathLike, Request
 
 
@@ -69,12 +69,6 @@ class Row(NamedTuple):
     paths: tuple[str, ...] = ()  # globs of a conditional rule
     lazy: bool = False
     notes: tuple[Diagnostic, ...] = ()  # other findings about this file
-
-
-class LayerTokens(NamedTuple):
-    layer: Layer
-    sources: int
-    tokens: int  # what the layer's sections cost in the native output (what --max-tokens counts)
 
 
 class Explanation(NamedTuple):
@@ -184,7 +178,11 @@ def _candidates(events: Sequence[_Event]) -> tuple[list[_Candidate], list[tuple[
     return candidates, orphans
 
 
-def _source_row(source: Source, note: Diagnostic | None = None) -> Row:
+# A source's token count (`budget.source_tokens` with the run's policy and counter).
+Count = Callable[[Source], int]
+
+
+def _source_row(source: Source, count: Count, note: Diagnostic | None = None) -> Row:
     status, skip, detail = Status.LOADED, None, ""
     if note is not None:  # in the output all the same (a workspace file's placeholder)
         status, skip, detail = Status.SKIPPED, skip_of(note.code), note.message
@@ -210,7 +208,7 @@ def _source_row(source: Source, note: Diagnostic | None = None) -> Row:
         stats.lines,
         stats.bytes,
         stats.chars,
-        stats.tokens,
+        count(source),  # what it adds to the context (dropped: what it would have added)
         source.cuts,
         source.paths,
         source.lazy,
@@ -229,7 +227,7 @@ def _patterns(patterns: Sequence[str]) -> str:
     return ", ".join(shown(p, PATTERN_CHARS) for p in patterns)
 
 
-def _candidate_row(c: _Candidate, display: str, earlier: _Earlier) -> Row:
+def _candidate_row(c: _Candidate, display: str, earlier: _Earlier, count: Count) -> Row:
     base = Row(c.layer, display, c.path, c.reason, Status.SKIPPED)
     if c.skip is not None:
         skip = skip_of(c.skip.code)
@@ -243,7 +241,7 @@ def _candidate_row(c: _Candidate, display: str, earlier: _Earlier) -> Row:
             lines=s.lines,
             bytes=s.bytes,
             chars=s.chars,
-            tokens=s.tokens,
+            tokens=count(c.loaded),
             paths=c.loaded.paths,
         )
     if not os.path.lexists(c.path):
@@ -276,20 +274,25 @@ def _explanation(
     attached_in: Mapping[str, int],
     rules_order: RulesOrder | None,
 ) -> Explanation:
+    policy, counter = assembly.policy, assembly.counter
+
+    def count(source: Source) -> int:
+        return source_tokens(source, policy, counter)
+
     final = {s.key: s for s in assembly.sources}
     candidates, orphans = _candidates(events)
     skipped = _Rows()
-    where = _placed(candidates, final, attached_in, assembly.context.display, skipped)
+    where = _placed(candidates, final, attached_in, assembly.context.display, skipped, count)
     placeholders = _orphan_rows(orphans, final, skipped)
-    rows = _merge(assembly.sources, where, skipped.ordered(), placeholders)
+    rows = _merge(assembly.sources, where, skipped.ordered(), placeholders, count)
     rows, notes = _attach_notes(rows, assembly.diagnostics)
-    layers, boundary, total = _budget(assembly)
+    tokens = context_tokens(assembly.sources, policy, counter)
     return Explanation(
         assembly=assembly,
         rows=tuple(rows),
-        layers=layers,
-        boundary_tokens=boundary,
-        total=total,
+        layers=tokens.layers,
+        boundary_tokens=tokens.boundary,
+        total=tokens.total,
         budget=assembly.max_tokens,
         rules_order=rules_order,
         notes=notes,
@@ -302,6 +305,7 @@ def _placed(
     attached_in: Mapping[str, int],
     display: Callable[[str], str],
     skipped: _Rows,
+    count: Count,
 ) -> dict[tuple[str, bool], int]:
     """The event where each source in the assembly was loaded; a row for every other one."""
     where: dict[tuple[str, bool], int] = {}
@@ -318,7 +322,7 @@ def _placed(
         elif c.skip is None and c.phase > 0 and (c.path, False) in final:
             pass  # loaded at start, met again by a read (a rule when a touch reads rules again)
         else:
-            skipped.add(c.index, _candidate_row(c, display(c.path), earlier))
+            skipped.add(c.index, _candidate_row(c, display(c.path), earlier, count))
         earlier.paths.append(c.path)
     return where
 
@@ -373,6 +377,7 @@ def _merge(
     where: Mapping[tuple[str, bool], int],
     pending: Sequence[tuple[int, Row]],
     placeholders: Mapping[str, Diagnostic],
+    count: Count,
 ) -> list[Row]:
     """Sources in load order, each skipped candidate placed where the loader met it."""
     rows: list[Row] = []
@@ -384,7 +389,7 @@ def _merge(
             while at < len(waiting) and waiting[at][0] < index:
                 rows.append(waiting[at][1])
                 at += 1
-        rows.append(_source_row(source, placeholders.get(source.path)))
+        rows.append(_source_row(source, count, placeholders.get(source.path)))
     rows += [row for _, row in waiting[at:]]
     return rows
 
@@ -408,21 +413,3 @@ def _attach_notes(
             extra.setdefault(at, []).append(d)
     out = [row._replace(notes=tuple(extra[i])) if i in extra else row for i, row in enumerate(rows)]
     return out, tuple(general)
-
-
-def _budget(assembly: Assembly) -> tuple[tuple[LayerTokens, ...], int, int]:
-    """Tokens per layer as the budgeter counts them (native sections), and the boundary."""
-    policy, counter = assembly.policy, assembly.counter
-    live = [s for s in assembly.sources if not s.dropped]
-    per_layer: dict[Layer, list[int]] = {}
-    for source in live:
-        entry = per_layer.setdefault(source.layer, [0, 0])
-        entry[0] += 1
-        entry[1] += section_cost(source, policy, counter)
-    layers = tuple(
-        LayerTokens(layer, per_layer[layer][0], per_layer[layer][1])
-        for layer in Layer
-        if layer in per_layer
-    )
-    boundary = counter(policy.boundary + SEPARATOR) if policy.boundary and live else 0
-    return layers, boundary, sum(lt.tokens for lt in layers) + boundary

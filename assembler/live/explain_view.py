@@ -12,8 +12,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
-from ..display import dumps, shown
+from ..display import counted, dumps, shown
 from ..model import Diagnostic, Layer
+from ..tokens import estimated
 from .explain import Explanation, Row, Skip, Status, rules_order_text
 
 if TYPE_CHECKING:
@@ -284,9 +285,11 @@ class Layout(NamedTuple):
 
 
 def layout(rows: Sequence[tuple[int, Row]], width: int) -> Layout:
-    """Column widths for a table at most `width` cells wide where no path wraps: when the
-    longest path does not fit, the status column wraps between words, then the number columns
-    go (bytes, chars, lines), then paths are folded from the left (`folded`)."""
+    """Column widths for a table at most `width` cells wide where no path wraps and each
+    reason (the "why it is there" under a path) takes at most two lines: when they do not
+    fit, the status column wraps between words, then the number columns go (bytes, chars,
+    lines), then reasons take more lines, then paths are folded from the left (`folded`).
+    The source column takes the room left, up to its longest line."""
     from rich.cells import cell_len
 
     def wide(header: str, cells: Sequence[str]) -> int:
@@ -297,20 +300,35 @@ def layout(rows: Sequence[tuple[int, Row]], width: int) -> Layout:
     status = wide("status", [line for s in statuses for line in s.split("\n")])
     fixed = wide("#", [str(i) for i, _ in rows])
     fixed += wide("layer", [r.layer.value if r.layer else "-" for _, r in rows])
-    words = [shown(r.path) for _, r in rows]
-    words += [w for _, r in rows if r.reason for w in shown(r.reason.text).split(" ")]
-    need = wide(SOURCE.split(" ")[0], words)
+    paths = [shown(r.path) for _, r in rows]
+    reasons = [shown(r.reason.text) for _, r in rows if r.reason]
+    need = wide(SOURCE.split(" ")[0], [*paths, *(w for r in reasons for w in r.split(" "))])
+    want = max(need, *map(cell_len, paths), *(_two_lines(r) for r in reasons))
 
     def room() -> int:
         return width - fixed - status - sum(numbers.values()) - GAP * (len(numbers) + 3)
 
-    if room() < need:
+    if room() < want:
         status = wide("status", [w for s in statuses for w in s.split()])
     for name in DROPPED_FIRST:
-        if room() >= need:
+        if room() >= want:
             break
         del numbers[name]
-    return Layout(tuple(numbers), status, max(MIN_SOURCE, min(need, room())))
+    longest = max([need, *map(cell_len, paths), *map(cell_len, reasons)])
+    return Layout(tuple(numbers), status, max(MIN_SOURCE, min(longest, room())))
+
+
+def _two_lines(text: str) -> int:
+    """The fewest cells in which `text` wraps at spaces into at most two lines."""
+    from rich.cells import cell_len
+
+    words = text.split(" ")
+    if len(words) == 1:
+        return cell_len(text)
+    return min(
+        max(cell_len(" ".join(words[:i])), cell_len(" ".join(words[i:])))
+        for i in range(1, len(words))
+    )
 
 
 def _table(rows: Sequence[tuple[int, Row]], color: bool, width: int) -> Any:
@@ -361,13 +379,14 @@ def _budget(explanation: Explanation, color: bool, width: int) -> list[Text]:
     from rich.text import Text
 
     total, budget = explanation.total, explanation.budget
+    estimate = "estimated" if estimated(explanation.assembly.counter) else ""
     if budget:
-        share = f" ({100 * total / budget:.0f}%)" if budget else ""
-        title = f"budget: {total:,} of {budget:,} tokens{share}"
+        share = ", ".join(filter(None, (estimate, f"{100 * total / budget:.0f}%")))
+        title = f"budget: {total:,} of {budget:,} tokens ({share})"
         if total > budget:
             title += f", over by {total - budget:,}"
     else:
-        title = f"budget: {total:,} tokens, no total budget (--max-tokens)"
+        title = f"budget: {total:,} tokens{f' ({estimate})' if estimate else ''}, no total budget (--max-tokens)"
     parts = [(LAYER_LOOK[lt.layer], lt.tokens) for lt in explanation.layers]
     parts.append((("|", "white"), explanation.boundary_tokens))
     cells = _cells([t for _, t in parts], max(total, budget), width)
@@ -379,8 +398,7 @@ def _budget(explanation: Explanation, color: bool, width: int) -> list[Text]:
     for lt in explanation.layers:
         letter, colour = LAYER_LOOK[lt.layer]
         legend.append("\u2588" if color else letter, style=colour if color else "")
-        count = f"{lt.sources} source{'s' if lt.sources != 1 else ''}"
-        legend.append(f" {lt.layer.value} {lt.tokens:,} ({count})  ")
+        legend.append(f" {lt.layer.value} {lt.tokens:,} ({counted(lt.sources, 'source')})  ")
     if explanation.boundary_tokens:
         legend.append(f"| boundary {explanation.boundary_tokens:,}  ")
     if budget > total:

@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from .. import display
 from ..discovery.locations import RealDirs
-from ..errors import AssemblerError, DiscoveryError
+from ..errors import AssemblerError, DiscoveryError, RenderError
 from ..model import Diagnostic, Severity
+from ..output.sections import context_tokens
+from ..tokens import estimated
 
 if TYPE_CHECKING:
     from watchdog.observers.api import ObservedWatch
@@ -56,7 +58,7 @@ class Update(NamedTuple):
     text: str | None  # the output; None when the run failed
     line: str  # one line for stderr: what changed, the token delta
     diagnostics: tuple[Diagnostic, ...] = ()  # warnings and errors new since the last render
-    tokens: int = 0  # tokens of the output
+    tokens: int = 0  # the context's tokens (`output.sections.context_tokens`)
 
 
 class Plan(NamedTuple):
@@ -119,7 +121,7 @@ def summary(before: Assembly | None, after: Assembly, old_tokens: int, tokens: i
     ):
         if shown:
             parts.append(f"{label} {', '.join(display.shown(name) for name in shown)}")
-    parts.append(f"{tokens:,} tokens ({tokens - old_tokens:+,})")
+    parts.append(f"{display.counted(tokens, 'token')} ({tokens - old_tokens:+,})")
     return "ctxasm: " + "; ".join(parts)
 
 
@@ -249,8 +251,10 @@ class Watcher:
                 assembly, error = self.assembler.assemble(self.touched), ""
                 text = self.render(assembly)
             except AssemblerError as err:
-                if first and isinstance(err, DiscoveryError):
-                    raise  # no directory to watch (missing, or a file): nothing to wait for
+                if first and isinstance(err, DiscoveryError | RenderError):
+                    # No directory to watch (missing, or a file), or a format the policy
+                    # cannot render (another agent's): nothing to wait for.
+                    raise
                 assembly, error = None, str(err)
             if assembly is not None and self.out in self.assembler.dependencies.paths:
                 raise AssemblerError(
@@ -271,12 +275,15 @@ class Watcher:
         before, self._last = self._last, assembly
         if text == self._text:
             return None
-        tokens = assembly.counter(text)
+        # The context's tokens as `explain` counts them, whatever the format shows them in.
+        tokens = context_tokens(assembly.sources, assembly.policy, assembly.counter).total
         live = sum(1 for s in assembly.sources if not s.dropped)
         if first:
+            estimate = " (estimated)" if estimated(assembly.counter) else ""
             line = (
-                f"ctxasm: watching {live} sources, {tokens:,} tokens, "
-                f"in {len(self._watches)} directories (Ctrl-C stops)"
+                f"ctxasm: watching {display.counted(live, 'source')}, "
+                f"{display.counted(tokens, 'token')}{estimate}, "
+                f"in {display.counted(len(self._watches), 'directory', 'directories')} (Ctrl-C stops)"
             )
             if self.unwatched:
                 line += (

@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from ..display import counted
 from ..errors import CacheError
 from .provider import prompt_cache_key
 from .tiers import READ_MULTIPLIER, TTL, CachePlan, text_hash
@@ -278,6 +279,7 @@ def _divergence_data(d: Divergence) -> dict[str, Any]:
 def report_json(report: CacheReport) -> str:
     data = snapshot_data(report.snapshot)
     data["notes"] = list(report.plan.notes)
+    data["estimated"] = report.plan.estimated
     data["against"] = None if report.divergence is None else _divergence_data(report.divergence)
     return json.dumps(data, indent=2) + "\n"
 
@@ -292,7 +294,8 @@ def report_text(report: CacheReport, against_name: str = "the snapshot") -> str:
     snap, plan = report.snapshot, report.plan
     used = sum(1 for t in snap.tiers if t.ttl is not None)
     lines = [
-        f"{len(snap.tiers)} tiers, {plan.total_tokens:,} tokens; {used} of {plan.slots} "
+        f"{counted(len(snap.tiers), 'tier')}, {counted(plan.total_tokens, 'token')}"
+        f"{' (estimated)' if plan.estimated else ''}; {used} of {plan.slots} "
         f"breakpoints used{' (1 of the 4 left for the conversation)' if plan.slots < 4 else ''}; "
         f"minimum cacheable {plan.min_tokens:,} tokens",
         f"  {'#':>2}  {'tier':<13} {'tokens':>8} {'prefix':>8}  {'sha256':<12}  breakpoint",

@@ -12,18 +12,21 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import resources
-from ..display import dumps, shown
+from ..display import counted, dumps, shown
 from ..errors import RenderError
-from ..model import Assembled, Policy, Severity, Source
+from ..model import Assembled, Severity, Source
 from ..request import checked_date
+from ..tokens import estimated
 from . import formats
 from .sections import (
     SEPARATOR,
     Section,
+    context_tokens,
     escape_content,
     escape_headings,
     section_text,
     sections,
+    source_tokens,
 )
 
 if TYPE_CHECKING:
@@ -68,6 +71,9 @@ def render(
     known = formats.names()
     if fmt not in known:
         raise RenderError(f"{fmt}: unknown format; choose one of {', '.join(known)}")
+    mixed = formats.for_another_client(fmt, assembly.policy.client)
+    if mixed is not None:
+        raise RenderError(mixed)
     import jinja2
 
     try:
@@ -98,7 +104,7 @@ def _context(
         return {"sections": native}
     if fmt == "markdown":
         return {
-            "entries": _numbered(native),
+            "entries": _numbered(native, assembly),
             "policy": assembly.policy.name,
             "summary": _summary(assembly),
             "diagnostics": [
@@ -111,7 +117,7 @@ def _context(
     return {"data": to_json(assembly, native)}
 
 
-def _numbered(native: Sequence[Section]) -> list[dict[str, Any]]:
+def _numbered(native: Sequence[Section], assembly: Assembled) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
     number = 0
     for section in native:
@@ -124,26 +130,32 @@ def _numbered(native: Sequence[Section]) -> list[dict[str, Any]]:
                 "boundary": False,
                 "number": number,
                 "source": section.source,
+                "tokens": _tokens(section.source, assembly),
                 "content": escape_headings(section.content),
             }
         )
     return entries
 
 
+def _tokens(source: Source | None, assembly: Assembled) -> int:
+    """A source's one token count (`budget.source_tokens`)."""
+    return source_tokens(source, assembly.policy, assembly.counter) if source else 0
+
+
 def _summary(assembly: Assembled) -> str:
-    live = [s for s in assembly.sources if not s.dropped]
-    tokens = sum(s.stats.tokens for s in live)
-    dropped = len(assembly.sources) - len(live)
+    live = sum(1 for s in assembly.sources if not s.dropped)
+    total = context_tokens(assembly.sources, assembly.policy, assembly.counter).total
+    dropped = len(assembly.sources) - live
     extra = f" · {dropped} dropped by the budget" if dropped else ""
-    return f"{len(live)} sources · {tokens:,} tokens of content{extra}"
+    estimate = " (estimated)" if estimated(assembly.counter) else ""
+    return f"{counted(live, 'source')} · {counted(total, 'token')}{estimate}{extra}"
 
 
 def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
     """The whole assembly as plain data: machine-independent before the boundary."""
     text = SEPARATOR.join(section_text(s) for s in native)  # the xml format
     boundary = assembly.policy.boundary
-    static, _, _ = text.partition(boundary) if boundary and boundary in text else ("", "", text)
-    counter = assembly.counter
+    tokens = context_tokens(assembly.sources, assembly.policy, assembly.counter)
     return {
         "version": 1,
         "policy": assembly.policy.name,
@@ -159,12 +171,13 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
             }
             for s in native
         ],
-        "sources": [_source_json(s, assembly.policy) for s in assembly.sources],
+        "sources": [_source_json(s, assembly) for s in assembly.sources],
         "diagnostics": [d._asdict() | {"severity": d.severity.value} for d in assembly.diagnostics],
         "stats": {
             "sources": sum(1 for s in assembly.sources if not s.dropped),
-            "tokens": counter(text),
-            "static_tokens": counter(static.rstrip("\n")),
+            "tokens": tokens.total,  # every source's `tokens` and the boundary's
+            "static_tokens": tokens.static,
+            "estimated": estimated(assembly.counter),
             "chars": len(text),
             "bytes": len(text.encode("utf-8", "surrogatepass")),  # a file name not UTF-8
         },
@@ -172,7 +185,8 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
     }
 
 
-def _source_json(s: Source, policy: Policy) -> dict[str, Any]:
+def _source_json(s: Source, assembly: Assembled) -> dict[str, Any]:
+    policy = assembly.policy
     return {
         "layer": s.layer.value,
         "path": s.display,
@@ -185,6 +199,7 @@ def _source_json(s: Source, policy: Policy) -> dict[str, Any]:
             "pattern": s.reason.pattern,
             "touched": s.reason.touched,
         },
+        "tokens": _tokens(s, assembly),  # what it adds to the context; `stats`: its content's
         "stats": s.stats._asdict(),
         "original": s.original._asdict(),
         "cuts": [c._asdict() for c in s.cuts],

@@ -1,4 +1,5 @@
-"""The native layout shared by the budgeter and the renderers: order, boundary, escaping.
+"""The native layout shared by the budgeter and the renderers: order, boundary, escaping,
+and what each source's section costs (the one token count of a source, `source_tokens`).
 
 Sections are ordered most-stable-first (by layer, keeping load order within a layer) unless
 the policy lists tags explicitly; the dynamic boundary sits after the last section of a
@@ -21,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from ..display import shown
-from ..model import RULES_INDEX_TAG, SKILLS_TAG, Layer, Policy, Source
+from ..model import RULES_INDEX_TAG, SKILLS_TAG, Layer, Policy, Source, TokenCounter
 
 
 class Section(NamedTuple):
@@ -149,14 +150,20 @@ def ordered(sources: Sequence[Source], policy: Policy) -> list[Source]:
     return sorted(live, key=lambda s: s.layer.rank)
 
 
+def before_boundary(items: Sequence[Source], policy: Policy) -> int:
+    """How many of `items` (in native order: `ordered`) come before the boundary: up to the
+    last one of a static layer."""
+    # The environment (cwd, git status, date) is per machine and moment: never before the
+    # boundary, whatever a policy lists.
+    static = set(policy.static_layers) - {Layer.ENVIRONMENT}
+    return 1 + max((i for i, s in enumerate(items) if s.layer in static), default=-1)
+
+
 def sections(sources: Sequence[Source], policy: Policy) -> list[Section]:
     """The native (xml/markdown) sequence of sections, with the boundary where it belongs."""
     out: list[Section] = []
     items = ordered(sources, policy)
-    # The environment (cwd, git status, date) is per machine and moment: never before the
-    # boundary, whatever a policy lists.
-    static = set(policy.static_layers) - {Layer.ENVIRONMENT}
-    last_static = max((i for i, s in enumerate(items) if s.layer in static), default=-1)
+    last_static = before_boundary(items, policy) - 1
     for i, source in enumerate(items):
         if i == last_static + 1 and policy.boundary:
             out.append(Section("", None, policy.boundary))
@@ -187,3 +194,51 @@ def section_text(section: Section) -> str:
 
 
 SEPARATOR = "\n\n"
+
+
+# --- token counts ---------------------------------------------------------------------
+
+
+def source_tokens(source: Source, policy: Policy, counter: TokenCounter) -> int:
+    """The one token count of a source: what its section adds to the native output (its tag,
+    its escaped content, the separator after it). Every view shows this number for a source
+    and sums these for a total (`context_tokens`): the budget, `explain`, the json and
+    markdown formats, `watch`, `cache` and lint's `CTX601`."""
+    return counter(section_text(source_section(source, policy)) + SEPARATOR)
+
+
+def boundary_tokens(policy: Policy, counter: TokenCounter) -> int:
+    """What the boundary marker adds to a context that holds any source."""
+    return counter(policy.boundary + SEPARATOR) if policy.boundary else 0
+
+
+class LayerTokens(NamedTuple):
+    layer: Layer
+    sources: int
+    tokens: int  # the sum of its sources' counts (`source_tokens`)
+
+
+class ContextTokens(NamedTuple):
+    """The tokens of a context, every one a sum of its sources' counts (`source_tokens`)."""
+
+    layers: tuple[LayerTokens, ...]  # in layer order, the layers with a source
+    boundary: int  # the boundary marker: 0 when there is none, or no source
+    static: int  # the sources before the boundary (the shared, cacheable prefix)
+    total: int  # every source and the boundary: what --max-tokens counts
+
+
+def context_tokens(
+    sources: Sequence[Source], policy: Policy, counter: TokenCounter
+) -> ContextTokens:
+    """The tokens of the context `sources` make (those the budget dropped are not in it)."""
+    items = ordered(sources, policy)
+    counts = [source_tokens(s, policy, counter) for s in items]
+    per_layer: dict[Layer, list[int]] = {}
+    for source, count in zip(items, counts, strict=True):
+        entry = per_layer.setdefault(source.layer, [0, 0])
+        entry[0] += 1
+        entry[1] += count
+    layers = tuple(LayerTokens(layer, *per_layer[layer]) for layer in Layer if layer in per_layer)
+    boundary = boundary_tokens(policy, counter) if items else 0
+    static = sum(counts[: before_boundary(items, policy)])
+    return ContextTokens(layers, boundary, static, sum(counts) + boundary)

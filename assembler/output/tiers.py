@@ -25,7 +25,8 @@ from typing import NamedTuple
 
 from ..errors import CacheError
 from ..model import Assembled, Layer
-from .sections import SEPARATOR, section_text, sections
+from ..tokens import estimated
+from .sections import SEPARATOR, boundary_tokens, section_text, sections, source_tokens
 
 MAX_BREAKPOINTS = 4
 DEFAULT_MIN_TOKENS = 1024
@@ -195,6 +196,7 @@ class CachePlan(NamedTuple):
     min_tokens: int
     slots: int
     notes: tuple[str, ...] = ()
+    estimated: bool = False  # the counts are ctxasm's estimate (`tokens.estimated`)
 
     def at(self, index: int) -> Breakpoint | None:
         return next((b for b in self.breakpoints if b.tier == index), None)
@@ -223,24 +225,25 @@ def tiers(assembly: Assembled) -> tuple[Tier, ...]:
     here, not text: the static prefix is the leading run of static tiers)."""
     policy = assembly.policy
     static_layers = set(policy.static_layers) - {Layer.ENVIRONMENT}
-    groups: list[tuple[Layer, list[str], list[str]]] = []
+    groups: list[tuple[Layer, list[str], list[str], list[int]]] = []
     for section in sections(assembly.sources, policy):
         if section.source is None:
             continue
         layer = section.source.layer
         if not groups or groups[-1][0] is not layer:
-            groups.append((layer, [], []))
+            groups.append((layer, [], [], []))
         groups[-1][1].append(section_text(section))
         groups[-1][2].append(section.source.display)
+        groups[-1][3].append(source_tokens(section.source, policy, assembly.counter))
     out: list[Tier] = []
     start = 0
     still_static = True
-    for layer, texts, displays in groups:
+    for layer, texts, displays, counts in groups:
         text = SEPARATOR.join(texts)
         if not text:
             continue  # the API rejects empty text blocks
         still_static = still_static and layer in static_layers
-        tokens = assembly.counter(text)
+        tokens = sum(counts)  # its sources' counts, as every view counts them
         out.append(
             Tier(
                 layer.value,
@@ -381,4 +384,15 @@ def plan(tiers: Sequence[Tier], options: RequestOptions | None = None) -> CacheP
 
 
 def plan_for(assembly: Assembled, options: RequestOptions | None = None) -> CachePlan:
-    return plan(tiers(assembly), options)
+    """The plan of `assembly`'s tiers. Their counts are its sources' counts, as `explain`
+    shows them; the context's total also holds the boundary marker, which no tier sends."""
+    found = plan(tiers(assembly), options)
+    marker = boundary_tokens(assembly.policy, assembly.counter) if found.tiers else 0
+    notes = found.notes
+    if marker:
+        total = found.total_tokens + marker
+        notes += (
+            f"the boundary marker is structure here, not text: not sent, so the tiers hold "
+            f"{marker:,} tokens fewer than the context's {total:,} (explain, render)",
+        )
+    return found._replace(notes=notes, estimated=estimated(assembly.counter))

@@ -147,3 +147,12 @@ def test_start_up_imports_the_command_that_runs_and_nothing_heavy(
         check=True,
     )
     assert done.stderr.splitlines()[-1] == f"0 {modules} [] {registry}"
+
+
+@pytest.mark.parametrize("command", [[], *([name] for name in COMMANDS)])
+def test_help_fits_80_columns(command: list[str]) -> None:
+    """Every help text, examples included (two were 81 and 82 columns), at COLUMNS=80."""
+    shown = ctxasm([*command, "--help"], env={"COLUMNS": "80"})
+    assert shown.exit_code == 0
+    too_wide = [line for line in shown.stdout.splitlines() if len(line) > 80]
+    assert too_wide == []

@@ -147,3 +147,28 @@ def test_policy_all_outside_explain_says_where_it_works(tmp_path: Path) -> None:
     assert (code, out) == (2, "")
     assert "(`all` compares every agent, with `ctxasm explain` only)" in err
     assert len(err.splitlines()) == 1
+
+
+def test_another_agents_format_is_a_usage_error(tmp_path: Path) -> None:
+    """`--policy codex --format claude-code` would print Claude Code's wrapper around the
+    AGENTS.md files only Codex loads: exit 2, one line, nothing on stdout. The same under
+    `watch`, at start. A format for every policy renders any agent's files."""
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/AGENTS.md": "agents", "repo/CLAUDE.md": "claude"})
+    repo = str(tmp_path / "repo")
+    code, out, err = invoke(tmp_path, repo, "--policy", "codex", "--format", "claude-code")
+    assert (code, out) == (2, "")
+    assert err == (
+        "ctxasm: claude-code is Claude Code's own format, but the policy's client is Codex: "
+        "those bytes are what neither agent sends; use a claude-code policy (--policy "
+        "claude-code) or a format for every policy (xml, markdown, json, anthropic, openai)\n"
+    )
+    code, out, err = invoke(tmp_path, repo, "--format", "gemini")
+    assert (code, out, err.count("\n")) == (2, "", 1)
+    assert "gemini is Gemini CLI's own format, but the policy's client is Claude Code" in err
+    home = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    watched = ctxasm(["watch", repo, "--policy", "codex", "--format", "claude-code", *home])
+    assert (watched.exit_code, watched.stdout, watched.stderr.count("\n")) == (2, "", 1)
+    for fmt in ("xml", "markdown", "json", "anthropic", "openai", "codex"):
+        code, out, err = invoke(tmp_path, repo, "--policy", "codex", "--format", fmt)
+        assert (code, "agents" in out, err) == (0, True, ""), fmt

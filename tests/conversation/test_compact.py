@@ -64,6 +64,39 @@ def test_the_thresholds_for_a_200000_token_window() -> None:
         should_compact(1)
 
 
+@pytest.mark.parametrize(
+    ("window", "lines"),
+    [
+        (8_000, (7_200, 6_680, 5_880)),
+        (32_000, (28_800, 26_720, 23_520)),
+        (128_000, (115_200, 106_880, 94_080)),
+        (200_000, (180_000, 167_000, 147_000)),
+        (1_000_000, (980_000, 967_000, 947_000)),
+    ],
+)
+def test_the_thresholds_scale_with_a_small_window(window: int, lines: tuple[int, ...]) -> None:
+    """Below 200,000 tokens each margin is its share of a 200,000 window (10%, 6.5%, 10%):
+    a 32,000-token window no longer compacts at -1,000 tokens, i.e. on every turn."""
+    found = compaction_thresholds(window)
+    assert (found.effective, found.auto_compact, found.warning) == lines
+    assert 0 < found.warning < found.auto_compact < found.effective < window
+    assert not should_compact(found.warning, context_window=window)
+    assert should_compact(found.auto_compact, context_window=window)
+
+
+def test_the_thresholds_stay_positive_and_ordered_for_every_window() -> None:
+    previous = compaction_thresholds(4_000)
+    for window in (*range(4_000, 220_000, 997), 200_000, 2_000_000):
+        lines = compaction_thresholds(window)
+        assert 0 < lines.warning < lines.auto_compact < lines.effective < window
+        if window > previous.window:  # a larger window never moves a line down
+            assert lines.auto_compact >= previous.auto_compact
+            previous = lines
+    for bad in (0, -5, 9, 1.5, True):
+        with pytest.raises(ConversationError, match="context_window"):
+            compaction_thresholds(bad)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_compaction_saves_summarises_replaces_and_snapshots(shape: str, tmp_path: Path) -> None:
     messages = build(shape, session())

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -228,3 +230,35 @@ def test_the_anthropic_loop_sends_cache_edits(
     }
     assert last[-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     assert json.dumps(last).count("cache_control") == 1
+
+
+@pytest.mark.parametrize("example", ["agent_loop", "conversation_loop"])
+def test_an_unreachable_api_is_one_line_naming_the_offline_example(
+    example: str, tmp_path: Path
+) -> None:
+    """No server where the API should be (a port nothing listens on): one line, not the
+    SDK's traceback, and how to run the example that needs no network."""
+    with socket.socket() as probe:  # a free port, closed again: connections are refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    project = build(tmp_path / "project", {"CLAUDE.md": "Be brief."})
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    api = ["--prompt", "hi", "--base-url", f"http://127.0.0.1:{port}"]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / f"{example}.py"), str(project), *api, *machine],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(
+        f"{example}.py: cannot reach the API at http://127.0.0.1:{port} ("
+    )
+    assert done.stderr.endswith(
+        "check the network or --base-url; to see the runtime without a network, run "
+        ".venv/bin/python examples/xiaocheng.py\n"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import resource
 import subprocess
@@ -17,7 +18,7 @@ import pytest
 from assembler.conversation import CLEARED, Conversation, Levels, Micro, Trigger, prompt
 from assembler.errors import ConversationError
 from benchmarks.conversation import levels, long_conversation
-from tests.helpers.conversations import SHAPES, Call, Out, User, build, results, session
+from tests.helpers.conversations import SHAPES, Call, Out, Step, User, build, results, session
 from tests.helpers.hostile_cli import MEMORY, TIMEOUT
 from tests.helpers.trees import run as assemble_in
 
@@ -101,6 +102,28 @@ def test_a_large_result_is_persisted_before_the_call(shape: str, tmp_path: Path)
         f"[Persist] Tool result saved to {saved}: 60000 → {len(results(ready.messages)['toolu_9'])} chars"
     ]
     assert saved.read_text() == "L" * 60_000
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_pruning_never_cuts_a_persisted_block(shape: str, tmp_path: Path) -> None:
+    """With a long store directory the path ends past the 200 characters pruning keeps: the
+    block stays whole, path and all, while older plain results are still cut."""
+    store = tmp_path / ("d" * 180)
+    persist = Levels(persist=True, prune=False, micro=Micro.OFF, collapse=False, compact=False)
+    conv = Conversation(store_dir=store, summarize=summarize, levels=persist)
+    steps: list[Step] = [User("read"), Call("toolu_0", "Read", {}), Out("toolu_0", "L" * 60_000)]
+    steps += [Call("old", "bash", {}), Out("old", "o" * 400)]
+    steps += [Call(f"c{i}", "bash", {}) for i in range(3)]
+    messages = build(shape, [*steps, *(Out(f"c{i}", "ok") for i in range(3))])
+    persisted = conv.prepare(messages).messages
+    block = results(persisted)["toolu_0"]
+    saved = store.resolve() / "tool-results" / "toolu_0.txt"
+    assert f"Full output saved to: {saved}\n" in block and block.index("\n", 20) > 200
+    conv.levels = dataclasses.replace(persist, prune=True)
+    ready = conv.prepare(persisted)
+    assert results(ready.messages)["toolu_0"] == block
+    assert results(ready.messages)["old"] == "o" * 200 + "\n...(truncated, original: 400 chars)"
+    assert [str(e) for e in ready.events] == ["[Prune] Tool result truncated: 400 → 236 chars"]
 
 
 @pytest.mark.parametrize("shape", SHAPES)

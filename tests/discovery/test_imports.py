@@ -186,6 +186,28 @@ def test_ancestor_import_of_a_sibling_is_external_to_a_deeper_cwd(tmp_path: Path
     assert "CTX204" in codes(deeper)
 
 
+def test_an_import_of_nothing_is_missing_from_every_cwd(tmp_path: Path) -> None:
+    """`@langfuse/shared` (an npm package named in prose) resolves to no file: from a
+    subdirectory it lies outside cwd too, but approving external imports would load nothing,
+    so it is missing (CTX201) there as at the root, not an unapproved import (CTX204)."""
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "Types come from @langfuse/shared and @docs/gone.md",
+            "repo/web/CLAUDE.md": "web",
+            "repo/web/deep/x": None,
+        },
+    )
+    for cwd in ("repo", "repo/web", "repo/web/deep"):
+        found = run(tmp_path, cwd).diagnostics
+        assert [(d.code, d.path) for d in found] == [
+            ("CTX201", "langfuse/shared"),
+            ("CTX201", "docs/gone.md"),
+        ], cwd
+        assert found[0].message == "imported by CLAUDE.md but missing"
+
+
 def test_imports_resolve_from_the_symlink_target_directory(tmp_path: Path) -> None:
     git_init(tmp_path / "repo")
     build(

@@ -549,8 +549,8 @@ def test_ctx601_context_over_budget(tmp_path: Path) -> None:
     )
     assert [(f.code, f.path) for f in over.findings] == [("CTX601", "CLAUDE.md")]
     assert (
-        "over the 300-token budget: shorten the largest sources: CLAUDE.md (500)"
-        in over.findings[0].message
+        "is 669 tokens (estimated), over the 300-token budget: shorten the largest sources: "
+        "CLAUDE.md (517), ~/.claude/CLAUDE.md (143)" in over.findings[0].message
     )
     ok = lint(
         [],
@@ -858,6 +858,57 @@ def test_cwd_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
             managed_dir=tmp_path,
             environ={},
         )
+
+
+def test_cwd_alone_checks_the_files_that_load_there_and_the_whole_context(
+    tmp_path: Path,
+) -> None:
+    """`lint --cwd web` checks what an agent started in web/ loads (it used to check 0 files):
+    the ancestor's CLAUDE.md, web's own file (a link: its target) and rules, the auto memory
+    index; not a sibling's file, not an imported doc (checked through its importer), not
+    the user's own file (outside the project, as whole-repository lint); and the whole
+    context against the budget."""
+    from assembler.clients.claude_code.settings import slug
+
+    repo = make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": lines(250) + "@docs/guide.md\n",
+            "repo/docs/guide.md": lines(300),
+            "repo/AGENTS.md": "shared\n",
+            "repo/web/CLAUDE.md": Link("../AGENTS.md"),
+            "repo/web/.claude/rules/ui.md": "ui @gone.md\n",
+            "repo/api/CLAUDE.md": lines(400),
+            "home/.claude/CLAUDE.md": "mine\n",
+        },
+    )
+    memory = tmp_path / "home/.claude/projects" / slug(repo) / "memory/MEMORY.md"
+    build(memory.parent, {"MEMORY.md": lines(210)})
+    result = lint([], cwd=repo / "web", base=repo, max_tokens=100, **machine(tmp_path))
+    assert result.files == (
+        "CLAUDE.md",
+        "web/CLAUDE.md",
+        "AGENTS.md",
+        "web/.claude/rules/ui.md",
+        str(memory),
+    )
+    assert result.memory == (str(memory),)
+    assert [(f.code, f.path, f.line) for f in result.findings] == [
+        ("CTX106", str(memory), 1),
+        ("CTX101", "CLAUDE.md", 201),
+        ("CTX201", "web/.claude/rules/ui.md", 1),
+        ("CTX601", "web/CLAUDE.md", 1),
+    ]
+    home = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    ran = subprocess.run(
+        [sys.executable, "-m", "assembler", "lint", "--cwd", "web", "--select", "CTX101", *home],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.stdout.startswith("CLAUDE.md:201:1: warning CTX101 251 lines")
+    assert ran.stderr.startswith("1 warning in 5 files checked")
 
 
 def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path: Path) -> None:

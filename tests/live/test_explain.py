@@ -396,7 +396,7 @@ def test_plain_output_without_a_terminal(tmp_path: Path) -> None:
     assert "big.md: import is 4,194,305 bytes, over the 4,194,304-byte limit" in out
     budget = lines[lines.index(next(x for x in lines if x.startswith("budget: "))) :]
     total = sum(lt for lt in _layer_tokens(tmp_path, repo))
-    assert budget[0] == f"budget: {total:,} of 4,000 tokens ({100 * total / 4000:.0f}%)"
+    assert budget[0] == f"budget: {total:,} of 4,000 tokens (estimated, {100 * total / 4000:.0f}%)"
     bar = budget[1]
     assert bar.startswith("[M") and bar.endswith(".]") and len(bar) == 62
     assert set(bar[1:-1]) == {"M", "U", "P", "A", "|", "."}
@@ -488,3 +488,62 @@ def test_paths_never_wrap_at_80_columns(tmp_path: Path) -> None:
             for cut in range(1, len(path)):
                 assert not (before.rstrip().endswith(path[:cut]) and
                             after.lstrip().startswith(path[cut:])), (path, before, after)  # fmt: skip
+
+
+@pytest.mark.parametrize("first", ["", "import assembler.live.explain_view", "import assembler"])
+def test_the_documented_import_gives_the_functions(tmp_path: Path, first: str) -> None:
+    """`from assembler.live import explain` (the docs' `assembler.live.explain`) is the
+    function, whatever was imported before; so is `side_by_side`; the modules still serve
+    `from assembler.live.explain import ...`."""
+    build(tmp_path, {"repo/CLAUDE.md": "Root."})
+    script = f"""{first}
+from pathlib import Path
+from assembler.live import explain, side_by_side
+from assembler.live.explain import Explanation
+tmp = Path({str(tmp_path)!r})
+hermetic = dict(home=tmp / "home", managed_dir=tmp / "managed", environ={{}})
+found = explain(tmp / "repo", **hermetic)
+assert isinstance(found, Explanation), type(found)
+print([row.path for row in found.rows if row.status.value == "loaded"])
+print(type(side_by_side(tmp / "repo", **hermetic)).__name__)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == ["['CLAUDE.md']", "SideBySide"]
+
+
+def test_at_80_columns_each_reason_takes_at_most_two_lines(tmp_path: Path) -> None:
+    """A new user's terminal: every line fits 80 columns, and the "why it is there" under a
+    path takes two lines, not four (the source column took only its longest word's width)."""
+    repo = git_init(tmp_path / "repo")
+    build(
+        repo,
+        {
+            "CLAUDE.md": "Types from @langfuse/shared; style in @docs/style.md\n",
+            "docs/style.md": "Tabs.",
+            "web/CLAUDE.md": "Web.",
+            "web/.claude/rules/ui.md": '---\npaths: "src/**/*.tsx"\n---\nUse the design system.',
+        },
+    )
+    (tmp_path / "home").mkdir()
+    machine_args = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    done = subprocess.run(
+        [sys.executable, "-m", "assembler", "explain", "web", *machine_args],
+        capture_output=True, text=True, cwd=repo, timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
+    )  # fmt: skip
+    lines = done.stdout.splitlines()
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    assert max(len(line) for line in lines) <= 80, done.stdout
+    header = next(line for line in lines if line.startswith("#  layer"))
+    start = header.index("source (why it is there)")
+    rows = explain(repo / "web", **machine(tmp_path)).visible(False)
+    assert len(rows) == 5
+    for row in rows:
+        assert row.reason is not None
+        at = next(i for i, line in enumerate(lines) if line[start:].startswith(row.path + " "))
+        below = itertools.takewhile(lambda line: not line[:start].strip(), lines[at + 1 :])
+        reason = [part for line in below if (part := line[start:].split("  ")[0])]
+        assert (" ".join(reason), len(reason) <= 2) == (row.reason.text, True), done.stdout

@@ -405,18 +405,18 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
             file(
                 "CLAUDE.md",
                 False,
-                cell("claude-code", "loaded", 32),
-                cell("duo", "truncated", 34, cut_tokens=7, detail=cut, notes=[over]),
+                cell("claude-code", "loaded", 49),
+                cell("duo", "truncated", 45, cut_tokens=7, detail=cut, notes=[over]),
             ),
-            file("DUO.md", False, cell("claude-code", None, None), cell("duo", "loaded", 3)),
+            file("DUO.md", False, cell("claude-code", None, None), cell("duo", "loaded", 12)),
             file(
-                "app/CLAUDE.md", True, cell("claude-code", "loaded", 9), cell("duo", "loaded", 18)
+                "app/CLAUDE.md", True, cell("claude-code", "loaded", 27), cell("duo", "loaded", 30)
             ),
-            file("app/notes.md", False, cell("claude-code", "loaded", 9), cell("duo", None, None)),
+            file("app/notes.md", False, cell("claude-code", "loaded", 26), cell("duo", None, None)),
             file(
                 "app/src/CLAUDE.md",
                 False,
-                cell("claude-code", "loaded", 4, lazy=True),
+                cell("claude-code", "loaded", 25, lazy=True),
                 cell("duo", None, None),
             ),
         ],

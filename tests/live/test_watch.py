@@ -133,7 +133,7 @@ def test_first_update_and_what_is_watched(tmp_path: Path, session: Session, tree
     first = session.updates[0]
     assert first.text == session.fresh()
     assert first.line == (
-        f"ctxasm: watching 5 sources, {first.tokens:,} tokens, "
+        f"ctxasm: watching 5 sources, {first.tokens:,} tokens (estimated), "
         f"in {len(session.watcher.directories)} directories (Ctrl-C stops)"
     )
     watched = session.watcher.directories
@@ -361,7 +361,7 @@ def test_a_rules_link_to_a_wide_tree_is_watched_by_one_thread_in_bounded_memory(
     try:
         deadline = time.monotonic() + 60
         first = _stderr_line(proc, deadline)
-        assert "in 1024 directories" in first and "more directories are not watched" in first
+        assert "in 1,024 directories" in first and "more directories are not watched" in first
         status = _status(proc.pid)
         (wide / "d0003" / "new.md").write_text("A new rule.\n")  # d0003 is watched
         while "added" not in (line := _stderr_line(proc, deadline)):

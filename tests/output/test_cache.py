@@ -44,7 +44,9 @@ def test_a_pair_differing_only_in_claude_local_md_diverges_at_the_local_tier(
     assert (code, err) == (0, f"ctxasm: snapshot saved to {snap}\n")
     lines = out.splitlines()
     assert lines[0].startswith("5 tiers, ")
-    assert lines[0].endswith(" tokens; 4 of 4 breakpoints used; minimum cacheable 1,024 tokens")
+    assert lines[0].endswith(
+        " tokens (estimated); 4 of 4 breakpoints used; minimum cacheable 1,024 tokens"
+    )
     assert lines[1] == "   #  tier            tokens   prefix  sha256        breakpoint"
     assert [line.split()[1] for line in lines[2:7]] == [
         "managed",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from assembler import Assembly, assemble
+from assembler.errors import PolicyError, RenderError
 from assembler.output.sections import escape_content, section_text, sections
 from assembler.policy import load_policy
 from tests.helpers.golden import PLACEHOLDER, check_golden
@@ -43,9 +44,11 @@ CASES = {
     "copilot": copilot_assembly,
 }
 # Clients without a format of their own render through the generic ones; Codex and Gemini
-# in their own format (byte for byte the agent's text) and the xml.
+# in their own format (byte for byte the agent's text) and the xml. No case renders in another
+# client's format: that is an error (`test_another_agents_format_is_refused`).
 GENERIC = ("xml", "markdown", "json")
 CASE_FORMATS = {
+    "bootstrap": GENERIC,
     "cursor": GENERIC,
     "copilot": GENERIC,
     "codex": ("codex", "xml"),
@@ -74,6 +77,44 @@ def test_golden(case: str, fmt: str, fixed_tmp: Path, update_goldens: bool) -> N
     assembly = CASES[case](fixed_tmp)
     actual = assembly.render(fmt, date="2026-11-30").replace(str(fixed_tmp), PLACEHOLDER)
     check_golden(actual, GOLDEN / case / f"{fmt}.txt", update_goldens)
+
+
+@pytest.mark.parametrize(
+    ("case", "fmt", "owner", "client"),
+    [
+        ("codex", "claude-code", "Claude Code", "Codex"),
+        ("demo", "codex", "Codex", "Claude Code"),
+        ("demo", "gemini", "Gemini CLI", "Claude Code"),
+        ("bootstrap", "claude-code", "Claude Code", "the bootstrap workspace"),
+        ("cursor", "codex", "Codex", "Cursor"),
+    ],
+)
+def test_another_agents_format_is_refused(
+    case: str, fmt: str, owner: str, client: str, tmp_path: Path
+) -> None:
+    """An agent's own format is its wording around the files it loads: around another
+    agent's files it is what neither sends (Claude Code's wrapper around AGENTS.md files
+    Claude Code never loads). The generic formats and request shapes render any policy."""
+    assembly = CASES[case](tmp_path)
+    with pytest.raises(RenderError) as refused:
+        assembly.render(fmt)
+    assert str(refused.value) == (
+        f"{fmt} is {owner}'s own format, but the policy's client is {client}: those bytes are "
+        f"what neither agent sends; use a {fmt} policy (--policy {fmt}) or a format for every "
+        "policy (xml, markdown, json, anthropic, openai)"
+    )
+    for generic in ("xml", "markdown", "json", "anthropic", "openai"):
+        assert assembly.render(generic)
+
+
+def test_a_policy_naming_another_agents_format_fails_at_load(tmp_path: Path) -> None:
+    build(tmp_path, {"mix.toml": 'extends = "codex"\nclient = "claude-code"\n'})
+    with pytest.raises(PolicyError) as refused:
+        load_policy(tmp_path / "mix.toml")
+    assert str(refused.value).startswith(
+        f"{tmp_path / 'mix.toml'}: 'render.format': codex is Codex's own format, but the "
+        "policy's client is Claude Code: "
+    )
 
 
 def test_seed_layout_is_byte_identical_to_the_seed_article(tmp_path: Path) -> None:
@@ -162,7 +203,7 @@ def test_a_forged_boundary_moves_nothing_in_the_json_and_the_requests(tmp_path: 
     assert data["stats"]["static_tokens"] == a.counter(
         '<managed_policy source="/'
         + str(tmp_path / "managed/CLAUDE.md")[1:]
-        + '">\nmanaged rule\n</managed_policy>'
+        + '">\nmanaged rule\n</managed_policy>\n\n'
     )
     assert [s["escaped_closing_tags"] for s in data["sources"]] == [0, 2]
     system = json.loads(a.render("anthropic"))["system"]

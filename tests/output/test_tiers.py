@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from assembler import Layer, estimate_tokens
 from assembler.errors import CacheError
 from assembler.output.provider import anthropic_system
+from assembler.output.sections import source_tokens
 from assembler.output.tiers import (
     TTL,
     RequestOptions,
@@ -239,7 +240,8 @@ def test_tiers_of_a_real_tree(tmp_path: Path) -> None:
             "repo/CLAUDE.local.md": "Local.",
         },
     )
-    result = plan_for(run(tmp_path, "repo"), RequestOptions(min_tokens=0))
+    assembly = run(tmp_path, "repo")
+    result = plan_for(assembly, RequestOptions(min_tokens=0))
     assert [(t.name, t.static, t.sources) for t in result.tiers] == [
         ("managed", True, (str(tmp_path / "managed" / "CLAUDE.md"),)),
         ("user", False, ("~/.claude/CLAUDE.md",)),
@@ -250,8 +252,15 @@ def test_tiers_of_a_real_tree(tmp_path: Path) -> None:
         '<project_instructions source="CLAUDE.md">\nProject.\n</project_instructions>\n\n'
         '<project_instructions source=".claude/rules/a.md">\nRule.\n</project_instructions>'
     )
-    assert [t.tokens for t in result.tiers] == [estimate_tokens(t.text) for t in result.tiers]
-    assert [t.tokens for t in result.tiers[1:3]] == [19, 39]  # the first names tmp_path
+    # A tier's tokens are its sources' counts, as explain shows them (each with the separator
+    # after it), not a count of its own text.
+    count = {
+        s.display: source_tokens(s, assembly.policy, estimate_tokens) for s in assembly.sources
+    }
+    assert [t.tokens for t in result.tiers] == [
+        sum(count[name] for name in t.sources) for t in result.tiers
+    ]
+    assert [t.tokens for t in result.tiers[1:3]] == [20, 40]  # the first names tmp_path
     assert (
         [t.start for t in result.tiers]
         == list(  # the running sums
