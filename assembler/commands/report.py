@@ -24,7 +24,7 @@ DEFAULT_OUT = Path("ctxasm-report.html")
     "report",
     cls=Command,
     examples=(
-        "ctxasm report                        # ctxasm-report.html, every agent started here",
+        "ctxasm report              # ctxasm-report.html: every agent started here",
         "ctxasm report services/api --touch services/api/src/app.ts --open",
         "ctxasm report --against base-cache --out report.html",
     ),

@@ -3,7 +3,7 @@
 * every agent side by side, what each skipped and why, what each touched path attaches:
   `live.side_by_side` (`explain --policy all`), whose runs are `explain()`'s;
 * where each agent's tokens go: its explanation's rows in the native section order
-  (`output.sections`), each file as the budgeter counts it (`budget.section_cost`), with the
+  (`output.sections`), each file as the budgeter counts it (`output.sections.source_tokens`), with the
   dynamic boundary where the sections put it and the cache tiers of `output.tiers`;
 * lint findings: `lint()` of the instruction files under the directory and of every file of
   the project an agent loads there, with the whole context of the directory;
@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import NamedTuple, Unpack
 
 from .. import codes
-from ..budget import section_cost
 from ..clients import registry
 from ..discovery.disk import Disk
 from ..errors import CacheError
@@ -34,7 +33,7 @@ from ..live.side_by_side import AgentRun, FileRow, Passage, SideBySide, agents, 
 from ..live.side_by_side_view import MAX_PASSAGES
 from ..model import Diagnostic, Layer, Severity, Source
 from ..output.cache import CacheReport, Snapshot, build_report, load_snapshot
-from ..output.sections import sections
+from ..output.sections import sections, source_tokens
 from ..output.tiers import CachePlan, plan_for
 from ..request import Options, PathLike
 
@@ -463,7 +462,7 @@ def _bar(
             at += explanation.boundary_tokens
             continue
         source = section.source
-        cost = section_cost(source, policy, counter)
+        cost = source_tokens(source, policy, counter)
         if cost >= smallest:
             flush()
             card = card_of.get(_real(source.path, disk))
