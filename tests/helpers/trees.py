@@ -89,9 +89,9 @@ FIXTURES = ROOT / "fixtures"
 DATA = ROOT / "tests" / "data"
 
 
-def demo_assembly(tmp: Path) -> Assembly:
+def demo_assembly(tmp: Path, client_version: str | None = None) -> Assembly:
     """The `make demo` tree copied under `tmp` (its repository its own git root), with the
-    demo's lazily loaded handler file touched."""
+    demo's lazily loaded handler file touched (at `client_version`, default the newest)."""
     import shutil
 
     shutil.copytree(FIXTURES / "demo", tmp / "demo", symlinks=True)
@@ -103,6 +103,7 @@ def demo_assembly(tmp: Path) -> Assembly:
         managed_dir=tmp / "demo" / "managed",
         environ={"CLAUDE_CODE_PROJECT_DIR_NAME": "demo-repo"},
         touched=[api / "src" / "handlers" / "users.ts"],
+        client_version=client_version,
     )
 
 

@@ -184,7 +184,7 @@ def test_every_status_with_its_exact_reason(tmp_path: Path) -> None:
             "auto memory index of the project",
             "truncated",
             None,
-            "cut 48 lines, 444 chars, 111 tokens: index limit: 250 lines (limit: 200)",
+            "cut 48 lines, 376 chars, 94 tokens: index limit: 250 lines (limit: 200)",
         ),
     ]
     by_path = {r.path: r for r in result.rows}
