@@ -71,6 +71,6 @@ def lint(
     result = run_lint(files, cwd=cwd, select=select, ignore=ignore, **options)
     write_output(render_findings(result.findings, fmt), None)
     if fmt == "text" and not quiet:
-        counts = (len(result.files), result.ignored, result.memory)
+        counts = (len(result.files), result.ignored, result.memory, result.modelled)
         click.echo(summary(result.findings, *counts), err=True)
     return 1 if result.fails(strict=strict) else 0
