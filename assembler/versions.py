@@ -113,15 +113,15 @@ class VersionTable(NamedTuple):
         models = [parse(m) for m in self.modelled]
         for text, model in zip(self.modelled, models, strict=True):
             if wanted[: len(model)] == model:  # `0.171` stands for every `0.171.x`
-                found = release if release != text else ""
+                found = release if release != text or asked == INSTALLED else ""
                 return ClientVersion(text, asked, found)
         older = [
             text for text, parsed in zip(self.modelled, models, strict=True) if parsed < wanted
         ]
         if not older or wanted > models[-1]:
-            said = f"the installed {self.client} is {release}" if asked == INSTALLED else release
+            said = "the installed " if asked == INSTALLED else ""
             raise RequestError(
-                f"{said}: {self.client} {release} is not modelled (ctxasm models "
+                f"{said}{self.client} {release} is not modelled (ctxasm models "
                 f"{', '.join(self.modelled)}); pass --client-version with one of them, or latest"
             )
         nearest = older[-1]

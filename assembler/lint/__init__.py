@@ -66,7 +66,7 @@ class LintResult(NamedTuple):
     files: tuple[str, ...]
     ignored: tuple[str, ...] = ()  # of `files`, those git ignores (an agent reads them anyway)
     memory: tuple[str, ...] = ()  # of `files`, the repository's auto memory (outside it)
-    modelled: str = ""  # the policy's client and the release modelled ("Claude Code 2.1.332")
+    modelled: str = ""  # the policy's client and the release modelled (its title and the release)
 
     @property
     def failed(self) -> bool:

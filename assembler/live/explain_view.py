@@ -50,7 +50,7 @@ STATUS_STYLE = {
 
 
 def _modelled(assembly: Assembly) -> str:
-    """`, Claude Code 2.1.332`: the client's release the assembly models ("" for none)."""
+    """`, <client title> <release>`: the release of its client the assembly models ("" for none)."""
     if not assembly.client_version:
         return ""
     return f", {registry.get(assembly.policy.client).title} {assembly.client_version}"
