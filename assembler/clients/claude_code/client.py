@@ -1,6 +1,7 @@
 """The `claude-code` client: what Claude Code loads at session start and on touch, in its order.
 
-Order (SPEC section 4, checked against the 2.1.x client): managed file, managed settings'
+Order (SPEC section 4, checked against 2.1.197 and 2.1.332; what differs between them is
+`versions.FACTS`): managed file, managed settings'
 `claudeMd`, managed rules; user file and rules; then every directory from the filesystem root
 (excluded) down to cwd, not bounded by the git root, each giving `CLAUDE.md`,
 `.claude/CLAUDE.md`, unconditional `.claude/rules/**/*.md`, `CLAUDE.local.md`; auto memory
