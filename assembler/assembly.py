@@ -25,6 +25,7 @@ from .output.sections import Escaped, escape_content, neutral_boundary, section_
 from .policy import resolve_policy
 from .request import Options, PathLike, Request, checked_path
 from .tokens import estimate_tokens
+from .versions import NO_VERSION, ClientVersion
 
 if TYPE_CHECKING:
     from .output.tiers import RequestOptions
@@ -49,6 +50,13 @@ class Assembly(NamedTuple):
     skills: tuple[Skill, ...] = ()
     notes: tuple[Diagnostic, ...] = ()  # what discovery said (the budget's notes come after)
     state: Any = None  # the client's own, for later touches (`Discovery.state`)
+    version: ClientVersion = NO_VERSION  # the client's release modelled, and how it was chosen
+
+    @property
+    def client_version(self) -> str:
+        """The release of the client this assembly models ("" for a client that models no
+        particular release)."""
+        return self.version.modelled
 
     @property
     def text(self) -> str:
@@ -102,10 +110,10 @@ class Assembly(NamedTuple):
 
     def touch(self, path: PathLike, *, observer: Observer | None = None) -> Assembly:
         """The assembly after the agent reads `path`: lazily loaded files appended."""
-        run = Run(self.context, self.policy, self.counter, Disk(observer))
+        run = Run(self.context, self.policy, self.counter, Disk(observer), version=self.version)
         target = resolve_touched(checked_path(path, "touched"), run.disk)
         client = registry.get(self.policy.client)
-        already = touch_skips(client, self.discovered)
+        already = touch_skips(client, self.version, self.discovered)
         added = client.touch(run, self.state, target, already)
         if added is None:  # this client loads nothing lazily
             return self
@@ -207,6 +215,13 @@ def forged_structure(source: Source, found: Escaped, boundary: str) -> list[Diag
     return notes
 
 
+def version_notes(version: ClientVersion) -> tuple[Diagnostic, ...]:
+    """The one line that says a run models another release than the one asked for."""
+    if not version.note:
+        return ()
+    return (codes.VERSION_APPROXIMATED.at("<client-version>", version.note),)
+
+
 def today(client: Client[Any], environ: Mapping[str, str], now: dt.datetime | None) -> str:
     """The date of a run: the one `client`'s environment fixes (`Client.date`), else `now`'s
     (default: the current moment's)."""
@@ -219,7 +234,7 @@ def assemble(
     """Discover, budget and prepare the context an agent started in `cwd` would see.
 
     `options` are those of `request.Options` (policy, home, managed_dir, environ, touched,
-    max_tokens, counter, now), or pass a whole `Request` as `cwd`. `environment` adds the
+    max_tokens, counter, now, client_version), or pass a whole `Request` as `cwd`. `environment` adds the
     environment section (working directory, platform, git, date), always last.
     """
     return run(Request.of(cwd, **options), environment=environment)
@@ -233,7 +248,8 @@ def run(
     context = build_context(request.cwd, request.home, request.managed_dir, request.environ, disk)
     policy = resolve_policy(request.policy, context.cwd, context.project_root, disk)
     client = registry.get(policy.client)
-    discovery = client.discover(Run(context, policy, request.counter, disk))
+    version = client.choose_version(request.client_version, request.environ)
+    discovery = client.discover(Run(context, policy, request.counter, disk, version=version))
     date = today(client, request.environ, request.now)
     if environment:
         discovery = _with_environment(discovery, context, policy, request.counter, date)
@@ -249,8 +265,10 @@ def run(
         counter=request.counter,
         skills=discovery.skills,
         state=discovery.state,
+        version=version,
     )
-    result = _finish(base, discovered=discovery.sources, touched=(), notes=discovery.diagnostics)
+    notes = (*version_notes(version), *discovery.diagnostics)
+    result = _finish(base, discovered=discovery.sources, touched=(), notes=notes)
     for path in request.touched:
         result = result.touch(path, observer=observer)
     return result

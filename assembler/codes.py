@@ -121,6 +121,8 @@ CATALOGUE: tuple[Code, ...] = (
     (OVER_BUDGET := Code("CTX601", "context-over-budget", "the assembled context is over the token budget", ERROR, ERROR)),
     (BUDGET_TRIMMED := Code("CTX602", "budget-trimmed", "a source trimmed to fit the token budget", None, WARNING)),
     (BUDGET_DROPPED := Code("CTX603", "budget-dropped", "a source dropped to fit the token budget", None, WARNING, Skip.BUDGET)),
+    (VERSION_APPROXIMATED := Code("CTX604", "client-version-approximated", "the client release asked for is not modelled: the nearest older model is used", None, WARNING)),
+    (VERSION_DEPENDENT := Code("CTX605", "client-version-dependent", "what loads at a start differs between the modelled releases of the client", WARNING)),
     # Settings, rules directories and skills.
     (SETTINGS_INVALID := Code("CTX701", "settings-invalid", "a settings file that cannot be used: its keys are ignored", None, WARNING)),
     (RULES_UNREADABLE := Code("CTX702", "rules-unreadable", "a rules directory that cannot be listed: its rules are not loaded", None, ERROR)),

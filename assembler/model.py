@@ -69,6 +69,7 @@ class Why(enum.Enum):
     IMPORT = "import"
     AUTO_MEMORY = "auto memory"
     NESTED = "nested directory of a touched path"
+    HOOK = "attached by a plugin's hook on a read"
     RULE_MATCHED = "conditional rule matched a touched path"
     WORKSPACE = "workspace file"
     SKILLS = "skills index"
@@ -134,6 +135,7 @@ class Source(NamedTuple):
     paths: tuple[str, ...] = ()
     lazy: bool = False
     dropped: bool = False
+    cut_detail: bool = False  # an index whose cut warning says which lines were cut
 
     @property
     def read_attached(self) -> bool:
@@ -251,4 +253,9 @@ class Assembled(Protocol):
     @property
     def cwd(self) -> str:
         """The directory the agent starts in, absolute (a client's format may name it)."""
+        ...
+
+    @property
+    def client_version(self) -> str:
+        """The release of the client modelled ("": none in particular)."""
         ...

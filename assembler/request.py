@@ -20,6 +20,7 @@ from .display import shown
 from .errors import RequestError
 from .model import Policy, TokenCounter
 from .tokens import estimate_tokens
+from .versions import checked_asked
 
 PathLike = str | os.PathLike[str]
 PolicySpec = str | os.PathLike[str] | Policy | None
@@ -33,7 +34,8 @@ class Options(TypedDict, total=False):
     the machine (default: the real one; pass them to make a run hermetic); `touched`: paths
     the agent has read, in order (lazy loading); `max_tokens`: a total budget (default: the
     policy's; 0: none); `counter`: a token counter (default: `estimate_tokens`); `now`: the
-    moment for the date (default: now).
+    moment for the date (default: now); `client_version`: the release of the policy's client
+    to model (a release number, `latest` or `installed`; default: the newest it models).
     """
 
     policy: PolicySpec
@@ -44,6 +46,7 @@ class Options(TypedDict, total=False):
     max_tokens: int | None
     counter: TokenCounter | None
     now: dt.datetime | None
+    client_version: str | None
 
 
 class Request(NamedTuple):
@@ -58,6 +61,7 @@ class Request(NamedTuple):
     max_tokens: int | None
     counter: TokenCounter
     now: dt.datetime | None
+    client_version: str | None = None  # as asked (`versions.checked_asked`); None: the newest
 
     @classmethod
     def of(cls, cwd: PathLike | Request = ".", **options: Unpack[Options]) -> Request:
@@ -92,6 +96,7 @@ class Request(NamedTuple):
             max_tokens=_checked_budget(options.get("max_tokens")),
             counter=options.get("counter") or estimate_tokens,
             now=_checked_now(options.get("now")),
+            client_version=checked_asked(options.get("client_version")),
         )
 
 

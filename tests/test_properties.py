@@ -172,7 +172,13 @@ def write_user(home: Path, project: Path, files: Files) -> None:
 
 
 def run(
-    project: Path, home: Path, managed: Path, *, user: str = "dev", max_tokens: int | None = None
+    project: Path,
+    home: Path,
+    managed: Path,
+    *,
+    user: str = "dev",
+    max_tokens: int | None = None,
+    client_version: str | None = None,
 ) -> Assembly:
     return assemble(
         project,
@@ -181,6 +187,7 @@ def run(
         environ={"USER": user, "LOGNAME": user, "HOME": str(home)},
         max_tokens=max_tokens,
         now=NOW,
+        client_version=client_version,
     )
 
 
@@ -431,12 +438,13 @@ def test_index_cut_keeps_a_prefix_within_both_limits(text: str, lines: int, char
 def test_memory_index_from_disk_is_cut_at_a_character_boundary(
     tmp_path_factory: pytest.TempPathFactory, text: str
 ) -> None:
-    """The real limits (200 lines / 25,000 UTF-16 units) on a real auto-memory MEMORY.md."""
+    """The real limits (200 lines / 25,000 UTF-16 units) on a real auto-memory MEMORY.md
+    (2.1.197's warning and line endings; the cut is 2.1.332's too, `test_memory_cut`)."""
     with fresh_dir(tmp_path_factory) as base:
         project = git_init(base / "repo")
         home = base / "home"
         write(home / ".claude" / "projects" / slug(project) / "memory" / "MEMORY.md", text)
-        assembly = run(project, home, base / "managed")
+        assembly = run(project, home, base / "managed", client_version="2.1.197")
         memory = [s for s in assembly.sources if s.layer is Layer.MEMORY]
         discovered = [s for s in assembly.discovered if s.layer is Layer.MEMORY]
         if not discovered:

@@ -27,13 +27,16 @@ import abc
 import enum
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from .. import codes
 from ..codes import Code
 from ..discovery.context import Discovery, Run
-from ..errors import SkillError
+from ..discovery.loader import AS_WRITTEN, Reading
+from ..errors import RequestError, SkillError
 from ..model import Assembled, Skill, Source
+from ..versions import INSTALLED, LATEST, NO_VERSION, ClientVersion, VersionTable
 
 # The variables of a client format's template: `(assembly, date) -> {name: value}`.
 FormatContext = Callable[[Assembled, str], Mapping[str, Any]]
@@ -155,9 +158,6 @@ class Client(abc.ABC, Generic[S]):
     # Whether its discovery reports findings at a line of a file it reads (`Discovery.notes`:
     # Codex's byte budget, Gemini's imports): only then does lint discover a directory to ask.
     notes_at_start: bool = False
-    # Whether a touch attaches again a file loaded at start (Claude Code: an imported start
-    # file comes back with a read below it); otherwise it skips every file loaded so far.
-    reattaches_start_files: bool = False
     # Its own diagnostic codes (`codes.Code`), listed by `ctxasm codes` with the shared ones.
     own_codes: tuple[Code, ...] = ()
     # Git pathspec globs (`:(glob)` magic: `**/`, `*`) of the repository files it reads even
@@ -180,6 +180,13 @@ class Client(abc.ABC, Generic[S]):
     start_settings: tuple[str, ...] = ()
     # Its words in the shared lint checks' advice about its files.
     advice: Advice = Advice()
+    # The releases it models and its version-gated facts (`versions.VersionTable`, in its
+    # package); None: it models no particular release.
+    versions: VersionTable | None = None
+    # The command that prints the installed release (`--client-version installed`), and the
+    # environment variables that keep it off the network while it answers.
+    version_command: tuple[str, ...] = ()
+    version_environ: Mapping[str, str] = MappingProxyType({})
 
     @property
     def title(self) -> str:
@@ -198,6 +205,32 @@ class Client(abc.ABC, Generic[S]):
         built-in policy of its own name."""
         return self.name
 
+    def reattaches_start_files(self, version: ClientVersion) -> bool:
+        """Whether a touch attaches again a file loaded at start, at `version` (Claude Code
+        2.1.197: an imported start file comes back with a read below it); otherwise it skips
+        every file loaded so far."""
+        return False
+
+    def choose_version(self, asked: str | None, environ: Mapping[str, str]) -> ClientVersion:
+        """The release a run models for `asked` (`versions.checked_asked`: None or `latest`
+        for the newest, `installed` to ask the installed client, a release number)."""
+        table = self.versions
+        if table is None:
+            if asked is None or asked == LATEST:
+                return NO_VERSION._replace(asked=asked or "")
+            raise RequestError(
+                f"client version {asked}: ctxasm models no particular release of "
+                f"{self.title}; leave --client-version out"
+            )
+        installed = None
+        if asked == INSTALLED:
+            from .installed import installed_version  # runs a process: only when asked
+
+            installed = installed_version(
+                self.title, self.version_command, environ, self.version_environ
+            )
+        return table.choose(asked, installed)
+
     def touch(
         self, run: Run, state: S, target: Path, already: Collection[str]
     ) -> Discovery[S] | None:
@@ -205,6 +238,11 @@ class Client(abc.ABC, Generic[S]):
         `already`: what it must not attach again, `touch_skips`); None when this agent loads
         nothing lazily."""
         return None
+
+    def reading(self, run: Run) -> Reading:
+        """How its loader reads text and follows imports at the release `run` models (its
+        words, text processing, import rules): lint walks a file's imports with it too."""
+        return AS_WRITTEN
 
     def follows_imports_outside_cwd(self, run: Run) -> bool:
         """Whether the agent started in `run`'s cwd follows an `@import` of a file outside
@@ -241,10 +279,10 @@ class Client(abc.ABC, Generic[S]):
         return None
 
 
-def touch_skips(client: Client[Any], loaded: Iterable[Source]) -> list[str]:
+def touch_skips(client: Client[Any], version: ClientVersion, loaded: Iterable[Source]) -> list[str]:
     """The paths a touch must not attach again (`Client.touch`'s `already`): every file loaded
     so far, or, for an agent that attaches again what it loaded at start
-    (`reattaches_start_files`), only what earlier reads attached."""
-    if client.reattaches_start_files:
+    (`reattaches_start_files` at `version`), only what earlier reads attached."""
+    if client.reattaches_start_files(version):
         return [s.path for s in loaded if s.read_attached]
     return [s.path for s in loaded]

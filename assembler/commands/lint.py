@@ -83,6 +83,6 @@ def lint(
     if fmt == "text" and not quiet:
         if size_errors and (note := size_note(result.findings)):
             click.echo(note, err=True)
-        counts = (len(result.files), result.ignored, result.memory)
+        counts = (len(result.files), result.ignored, result.memory, result.modelled)
         click.echo(summary(result.findings, *counts), err=True)
     return 1 if result.fails(strict=strict) else 0

@@ -42,6 +42,7 @@ class DiscoveryArgs(NamedTuple):
     home: Path | None
     managed_dir: Path | None
     max_tokens: int | None
+    client_version: str | None = None
 
     def options(self, *, touched: bool = True) -> Options:
         """The library's options (`request.Options`) for `assemble`, `explain`, `lint` and the
@@ -53,6 +54,7 @@ class DiscoveryArgs(NamedTuple):
             "environ": cli_environ(self.home),
             "max_tokens": self.max_tokens,
             "touched": self.touched if touched else (),
+            "client_version": self.client_version,
         }
 
     def warnings(self) -> list[str]:
@@ -82,6 +84,16 @@ def cli_environ(home: Path | None) -> dict[str, str]:
     return environ
 
 
+def _client_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from ..errors import RequestError
+    from ..versions import checked_asked
+
+    try:
+        return checked_asked(value)
+    except RequestError as err:
+        raise click.BadParameter(str(err)) from None
+
+
 def discovery_options(func: F) -> F:
     """The options every command shares to point discovery at any tree, hermetically; the
     command receives them as `discovery` (a `DiscoveryArgs`)."""
@@ -109,6 +121,7 @@ def _discovery_options(func: F, *, touch: bool, policy: bool = True) -> F:
             kwargs.pop("home"),
             kwargs.pop("managed_dir"),
             kwargs.pop("max_tokens"),
+            kwargs.pop("client_version"),
         )
         for warning in kwargs["discovery"].warnings():
             click.echo(f"ctxasm: warning: {warning}", err=True)
@@ -140,6 +153,13 @@ def _discovery_options(func: F, *, touch: bool, policy: bool = True) -> F:
         ),
         click.option(
             "--max-tokens", type=click.IntRange(min=0), help="Total token budget (0 = none)."
+        ),
+        click.option(
+            "--client-version",
+            callback=_client_version,
+            metavar="VERSION|latest|installed",
+            help="The release of the policy's client to model (default: the newest modelled; "
+            "installed: ask the installed client).",
         ),
     ]
     decorated: Any = wrapper

@@ -14,6 +14,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from ..errors import DiscoveryError
 from ..model import Diagnostic, Policy, Skill, Source, TokenCounter
+from ..versions import NO_VERSION, ClientVersion
 from .disk import Disk
 from .locations import RealDirs, canonical_git_root, display_path, find_git_root
 from .prefixes import Prefixes
@@ -42,7 +43,8 @@ class Context(NamedTuple):
 
 
 class Run(NamedTuple):
-    """One discovery run: the machine, the policy, how tokens are counted, and the `Disk`."""
+    """One discovery run: the machine, the policy, how tokens are counted, the `Disk`, and
+    the version of its client the run models (`NO_VERSION`: the newest)."""
 
     context: Context
     policy: Policy
@@ -51,6 +53,7 @@ class Run(NamedTuple):
     # Shared by the discoveries of one run over many directories (lint): a client may resume
     # from what it loaded for a directory above (`discovery.prefixes`); None: not shared.
     prefixes: Prefixes[Any] | None = None
+    version: ClientVersion = NO_VERSION
 
 
 class LoadNote(NamedTuple):

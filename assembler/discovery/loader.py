@@ -21,7 +21,7 @@ from ..display import PATTERN_CHARS, shown
 from ..model import Diagnostic, Layer, Reason, Source, Stats, TokenCounter, Why
 from ..parsing import frontmatter as fm
 from ..parsing.imports import has_text_extension, iter_imports
-from ..parsing.parse import Parsed, Switches, parse
+from ..parsing.parse import Dialect, Parsed, Switches, parse
 from ..tokens import estimate_tokens, text_stats
 from .context import LoadNote, Run
 from .locations import RealDirs, is_within, within
@@ -41,6 +41,21 @@ class Words(NamedTuple):
 
 
 NEUTRAL = Words()
+PLAIN = Dialect()  # how most clients process text
+
+
+class Reading(NamedTuple):
+    """How a client's loader reads text and follows imports at the release a run models
+    (`Client.reading`): the same for its discovery, its lazy loading and lint."""
+
+    words: Words = NEUTRAL  # the client's, in its notes
+    dialect: Dialect = PLAIN  # how it processes text
+    # An import whose directory's real path is outside cwd is external too (not only one
+    # named outside it).
+    real_path_imports: bool = False
+
+
+AS_WRITTEN = Reading()  # most clients: neutral words, plain text, imports by the path named
 
 
 class Loaded(NamedTuple):
@@ -62,6 +77,7 @@ def text_source(
     raw: str | None = None,
     is_index: bool = False,
     stats: Stats | None = None,
+    cut_detail: bool = False,
 ) -> Source:
     """A source whose text is already processed (a read file, a settings string, an index);
     `stats`: of `content` with `counter`, when known."""
@@ -78,6 +94,7 @@ def text_source(
         original=stats,
         tag=tag,
         is_index=is_index,
+        cut_detail=cut_detail,
     )
 
 
@@ -191,6 +208,7 @@ class Loader:
         "_imports_left",
         "_max_imports",
         "_real_dirs",
+        "_real_path_imports",
         "_resolved",
         "_root",
         "_switches",
@@ -202,6 +220,7 @@ class Loader:
         "decisions",
         "deferred",
         "diagnostics",
+        "dialect",
         "disk",
         "notes",
         "observer",
@@ -216,10 +235,11 @@ class Loader:
         exclude: Exclude | None = None,
         diagnostics: list[Diagnostic] | None = None,
         max_imports: int = RUN_MAX_IMPORTS,
-        words: Words = NEUTRAL,
+        reading: Reading = AS_WRITTEN,
     ) -> None:
         """`max_imports`: how many `@imports` this run follows, found or not (lint gives
-        each linted file its own, smaller budget); `words`: the client's, in its notes."""
+        each linted file its own, smaller budget); `reading`: the client's words, text
+        processing and import rules at the release the run models."""
         self.ctx = ctx = run.context
         self.policy = policy = run.policy
         self.counter = run.counter
@@ -235,7 +255,9 @@ class Loader:
         # decided by where cwd is (`discovery.prefixes`).
         self.decisions: list[tuple[str, bool, bool | None]] = []
         self._exclude = exclude
-        self._words = words
+        self._words = reading.words
+        self.dialect = reading.dialect
+        self._real_path_imports = reading.real_path_imports
         # cwd is a real path (`build_context`), so cwd and its ancestors are their own.
         self._real_dirs = RealDirs(_self_and_parents(str(ctx.cwd)))
         self._resolved: dict[str, Resolved] = {}
@@ -244,7 +266,7 @@ class Loader:
         self._tags = {layer: tags.get(layer, layer.value) for layer in Layer}
         content = policy.content
         self._switches = Switches(
-            content.strip_frontmatter, content.strip_html_comments, policy.imports
+            content.strip_frontmatter, content.strip_html_comments, policy.imports, reading.dialect
         )
         self._home, self._cwd = str(ctx.home), str(ctx.cwd)
         self._root = str(ctx.project_root)
@@ -630,18 +652,24 @@ class Loader:
                 parent=importer,
                 depth=depth,
             )
-            inside = is_within(target, self._cwd)
-            decided = cwd_decision(target, self._cwd, include_external, inside)
-            self.decisions.append((target, include_external, decided))
+            where = self._real_dir_path(target) if self._real_path_imports else target
+            inside = is_within(where, self._cwd)
+            decided = cwd_decision(where, self._cwd, include_external, inside)
+            self.decisions.append((where, include_external, decided))
             if not include_external and not inside:
                 self.trace(target, layer, child)
                 if not self.resolve(target).exists:  # approving it would load nothing
                     self._note_missing(target, importer)
                     continue
+                linked = (
+                    ""
+                    if where == target
+                    else f" through a symlinked directory ({self.display(where)})"
+                )
                 self.note(
                     codes.IMPORT_EXTERNAL,
                     target,
-                    f"@{token} in {importer} points outside the working directory; "
+                    f"@{token} in {importer} points outside the working directory{linked}; "
                     f"the client drops it {self._words.approval}",
                 )
                 continue
@@ -669,6 +697,15 @@ class Loader:
         """An import of nothing: missing (`CTX201`) wherever the agent starts, outside its
         working directory too, where approving external imports would load nothing."""
         self.note(codes.IMPORT_MISSING, target, f"imported by {importer} but missing")
+
+    def _real_dir_path(self, target: str) -> str:
+        """`target` with its directory's real path: where an import through a symlinked
+        directory really is."""
+        parent, name = os.path.split(target)
+        try:
+            return os.path.join(self._real_dirs.of(parent), name)
+        except (OSError, ValueError):
+            return target
 
     def _inside_cwd(self, target: str) -> bool:
         """Whether `target` is below cwd as this filesystem sees it: by name, or by a

@@ -24,7 +24,8 @@ from ..errors import AssemblerError
 from ..model import Policy, Severity
 from ..policy import resolve_policy
 from ..request import Options, PathLike, Request, checked_path, checked_paths
-from .context import StartChecks, Starts
+from ..versions import NO_VERSION, ClientVersion
+from .context import LOADS_AT_START, StartChecks, Starts
 from .duplicates import Duplicates
 from .files import (
     FileChecker,
@@ -65,6 +66,7 @@ class LintResult(NamedTuple):
     files: tuple[str, ...]
     ignored: tuple[str, ...] = ()  # of `files`, those git ignores (an agent reads them anyway)
     memory: tuple[str, ...] = ()  # of `files`, the repository's auto memory (outside it)
+    modelled: str = ""  # the policy's client and the release modelled (its title and the release)
 
     @property
     def failed(self) -> bool:
@@ -198,9 +200,10 @@ def lint(
     git_root = find_git_root(request.cwd, Disk())
     policy = resolve_policy(request.policy, request.cwd, git_root or request.cwd)
     machine = Machine(request.home, request.managed_dir, request.environ)
-    run = _Run.of(
-        policy, machine, _levels(policy, select, ignore, size_errors), request.max_tokens or 0
-    )
+    client = registry.get(policy.client)
+    version = client.choose_version(request.client_version, request.environ)
+    levels = _levels(policy, select, ignore, size_errors)
+    run = _Run.of(policy, machine, levels, request.max_tokens or 0, version)
     whole_tree = not files and cwd is None
     repos = _Repos()
     try:
@@ -217,7 +220,7 @@ def lint(
             )
         paths = (*listing.files, *memory)
         findings = _leveled((_stopped(top, here) for top in listing.stopped), run.levels)
-        checked, load_dirs = _check_files(paths, here, run, repos)
+        checked, load_dirs, starts = _check_files(paths, here, run, repos)
         findings += checked
         start = [here] if whole_tree else [request.cwd] if cwd is not None else []
         # What loads from outside, that no linted file holds: at the repository's start (or
@@ -226,10 +229,13 @@ def lint(
             findings += _leveled(run.checks.start_notes(directory, here), run.levels)
         for directory in sorted(load_dirs) if whole_tree else start:
             findings += run.checks.over_budget(directory, here)
+        findings += _leveled(run.checks.version_dependent([*start, *starts], here), run.levels)
         findings += _leveled(repos.unlisted(here), run.levels)
     finally:
         repos.close()
-    return _finish(findings, run.levels, paths, here, listing.ignored, memory)
+    result = _finish(findings, run.levels, paths, here, listing.ignored, memory)
+    modelled = f"{client.title} {version.modelled}" if version.modelled else ""
+    return result._replace(modelled=modelled)
 
 
 class _Run(NamedTuple):
@@ -250,9 +256,10 @@ class _Run(NamedTuple):
         machine: Machine,
         levels: Mapping[str, Severity | None],
         max_tokens: int,
+        version: ClientVersion = NO_VERSION,
     ) -> _Run:
         wanted = frozenset(code for code, level in levels.items() if level is not None)
-        starts = Starts(policy, machine)
+        starts = Starts(policy, machine, version)
         checks = StartChecks(starts, max_tokens, wanted)
         return cls(policy, machine, levels, starts, Duplicates(starts, wanted), checks)
 
@@ -323,15 +330,17 @@ def _given(files: Sequence[PathLike], here: Path, repos: _Repos) -> Listing:
 
 def _check_files(
     paths: Sequence[Path], here: Path, run: _Run, repos: _Repos
-) -> tuple[list[Finding], set[Path]]:
-    """Each file's findings, and the directories an agent starts in to load one of the
-    policy's client's files at start (their whole context is checked against the budget)."""
+) -> tuple[list[Finding], set[Path], set[Path]]:
+    """Each file's findings, the directories an agent starts in to load one of the policy's
+    client's files at start (their whole context is checked against the budget), and those
+    for any agent's instruction files (where what loads may depend on the release)."""
     for path in paths:
         if (repo := repos.of(path.parent)) is not None:
             repo.will_ask([path])  # whether it is git-ignored: one git run for all
     checkers: dict[GitRepo | None, FileChecker] = {}
     findings: list[Finding] = []
     load_dirs: set[Path] = set()
+    starts: set[Path] = set()
     for path in paths:
         if _links_to_instruction_file(path):
             continue  # its target is linted under its own name: report each problem once
@@ -339,11 +348,13 @@ def _check_files(
         repo = repos.of(path.parent)
         if repo not in checkers:
             reads = run.starts.shared_reads()
-            checkers[repo] = FileChecker(run.policy, run.machine, repo, reads)
+            checkers[repo] = FileChecker(run.policy, run.machine, repo, reads, run.starts.version)
         findings += _capped(_leveled(_check_file(info, checkers[repo], repo, run), run.levels))
         if run.starts.applies(info):
             load_dirs.add(info.load_dir)
-    return findings, load_dirs
+        if info.kind in LOADS_AT_START:
+            starts.add(info.load_dir)
+    return findings, load_dirs, starts
 
 
 def _check_file(

@@ -32,6 +32,7 @@ from ..parsing.imports import iter_imports
 from ..parsing.parse import parse
 from ..parsing.positions import Lines
 from ..tokens import estimate_tokens, estimated
+from ..versions import NO_VERSION, ClientVersion
 from .files import (
     EVERY_STEP,
     FileInfo,
@@ -64,8 +65,11 @@ class Starts:
     discovery per directory, every file read and parsed once across all of them
     (`_SharedReads`), and the real paths asked on the way."""
 
-    def __init__(self, policy: Policy, machine: Machine) -> None:
+    def __init__(
+        self, policy: Policy, machine: Machine, version: ClientVersion = NO_VERSION
+    ) -> None:
         self.policy = policy
+        self.version = version  # the release of the policy's client modelled
         # What loads at start, for comparing files: the skills index is not a file.
         self._discovery_policy = policy._replace(skills=False)
         self.client = registry.get(policy.client)
@@ -126,7 +130,22 @@ class Starts:
         ctx = self.machine.context(cwd)
         if ctx is None:
             return None
-        return Run(ctx, policy or self._discovery_policy, estimate_tokens, Disk(observer), prefixes)
+        chosen = policy or self._discovery_policy
+        version = self.version if chosen is self._discovery_policy else NO_VERSION
+        return Run(ctx, chosen, estimate_tokens, Disk(observer), prefixes, version)
+
+    def at_release(self, cwd: Path, release: str) -> Discovery[Any] | None:
+        """What the policy's client loads at start in `cwd` when it models `release` (another
+        of its modelled releases than the run's), every file read once per run still."""
+        from ..errors import AssemblerError
+
+        run = self._run(cwd, self.shared_reads())
+        if run is None:
+            return None
+        try:
+            return self.client.discover(run._replace(version=ClientVersion(release)))
+        except AssemblerError:
+            return None
 
     def memory_files(self, cwd: Path) -> list[Path]:
         """The auto memory index the client loads at start in `cwd` (it lives outside the
@@ -381,6 +400,42 @@ class StartChecks:
             )
         ]
 
+    def version_dependent(self, starts: Iterable[Path], shown_base: Path) -> list[Finding]:
+        """CTX605: a file that loads at start in one of `starts` under one modelled release of
+        the policy's client and not under another (or with other text), at the first
+        `MAX_VERSION_STARTS` starts: where the answer depends on the client's release."""
+        client, mine = self.starts.client, self.starts.version.modelled
+        table = client.versions
+        if codes.VERSION_DEPENDENT.code not in self._wanted or table is None or not mine:
+            return []
+        others = [release for release in table.modelled if release != mine]
+        differs: dict[str, list[str]] = {}
+        for cwd in sorted(set(starts))[:MAX_VERSION_STARTS]:
+            here = _loaded_text(self.starts.discovery(cwd))
+            for release in others:
+                there = _loaded_text(self.starts.at_release(cwd, release))
+                where = relative_shown(str(cwd), shown_base)
+                for path in sorted(set(here) | set(there)):
+                    if here.get(path) != there.get(path):
+                        said = _how_it_differs(path in here, path in there, mine, release)
+                        differs.setdefault(path, []).append(f"{said} starting in {where}/")
+        return [
+            Finding(
+                relative_shown(path, shown_base),
+                1,
+                1,
+                codes.VERSION_DEPENDENT.code,
+                f"{client.title}: {'; '.join(said[:_NAMED_STARTS])}"
+                + (
+                    f" and {len(said) - _NAMED_STARTS:,} more starts"
+                    if len(said) > _NAMED_STARTS
+                    else ""
+                )
+                + ": what loads depends on the release; check the release you run (--client-version)",
+            )
+            for path, said in differs.items()
+        ]
+
     def assembly(self, cwd: Path) -> Assembly:
         """The whole assembly of `cwd` (budgets, rendering): only for the budget check."""
         if cwd not in self._assemblies:
@@ -395,9 +450,28 @@ class StartChecks:
                 managed_dir=machine.managed_dir,
                 environ=machine.environ,
                 max_tokens=0,
+                client_version=self.starts.version.modelled or None,
             )
             self._assemblies[cwd] = run(request, observer=self.starts.shared_reads())
         return self._assemblies[cwd]
+
+
+# The starts lint compares across a client's modelled releases (CTX605), the first in name
+# order: each costs one more discovery per release.
+MAX_VERSION_STARTS = 200
+
+
+def _loaded_text(discovery: Discovery[Any] | None) -> dict[str, str]:
+    """Each file loaded at start (by its path) and the text it loads with."""
+    sources = discovery.sources if discovery is not None else ()
+    return {s.path: s.content for s in sources if os.path.isabs(s.path)}
+
+
+def _how_it_differs(mine: bool, theirs: bool, release: str, other: str) -> str:
+    if mine and theirs:
+        return f"loads with other text under {release} than under {other}"
+    present, absent = (release, other) if mine else (other, release)
+    return f"loads under {present} but not under {absent}"
 
 
 class _SharedReads(QuietObserver):

@@ -70,6 +70,7 @@ class Duplicates:
         self._indexing = Universe(
             root, root_discovery, recording.seen, self.starts.machine, self.starts.policy, self.starts.shared_reads(),
             self._paragraphs_of, lambda path: self.starts.client.classify(path) is not None, self.starts.real,
+            self.starts.version,
         )  # fmt: skip
 
     def index_files(self, paths: Iterable[Path]) -> None:

@@ -27,7 +27,7 @@ from ..clients.base import Advice, Client, FileKind, FileRole
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk, Observer
-from ..discovery.loader import READ_FAILURES, Loader, reached_out
+from ..discovery.loader import READ_FAILURES, Loader, Reading, reached_out
 from ..discovery.locations import OPEN_SKILL_HOME, RealDirs, in_skill_folder
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..display import PATTERN_CHARS
@@ -44,6 +44,7 @@ from ..parsing.imports import TEXT_EXTENSIONS, iter_imports
 from ..parsing.parse import Parsed, Switches, parse
 from ..parsing.positions import Lines
 from ..tokens import estimate_tokens
+from ..versions import NO_VERSION, ClientVersion
 from .git import GitRepo
 
 # Lint reads a file with every step a client may take before it loads it (frontmatter split
@@ -286,10 +287,12 @@ class FileChecker:
         machine: Machine,
         repo: GitRepo | None,
         reads: Observer | None = None,
+        version: ClientVersion = NO_VERSION,
     ) -> None:
         self.policy = policy
         self.machine = machine
         self.repo = repo
+        self._version = version  # the release modelled: how imports are followed
         self._reads = reads  # shared by the run: each imported file read and parsed once
         self._resolved: dict[tuple[str, tuple[str, ...]], Sequence[tuple[str, str]]] = {}
         self._structure = structure_pattern(section_tags(policy), policy.boundary)
@@ -523,8 +526,9 @@ class FileChecker:
         user_file = any(info.path.is_relative_to(d) for d in user_dirs(home))
         include_external = user_file or info.kind is FileKind.OTHER
         real = self.machine.real.of_file(os.path.normpath(info.path))
-        run = Run(context, self.policy, estimate_tokens, Disk(self._reads))
-        loader = _WalkLoader(run, self._resolved, IMPORT_WALK_BUDGET)
+        run = Run(context, self.policy, estimate_tokens, Disk(self._reads), version=self._version)
+        reading = registry.get(self.policy.client).reading(run)
+        loader = _WalkLoader(run, self._resolved, IMPORT_WALK_BUDGET, reading)
         loader.processed.update({os.path.normpath(info.path), os.path.normpath(real)})
         layer = Layer.USER if user_file else Layer.PROJECT
         chain = (os.path.normpath(real),)
@@ -572,8 +576,9 @@ class _WalkLoader(Loader):
         run: Run,
         resolved: dict[tuple[str, tuple[str, ...]], Sequence[tuple[str, str]]],
         budget: int,
+        reading: Reading,
     ) -> None:
-        super().__init__(run, max_imports=budget)
+        super().__init__(run, max_imports=budget, reading=reading)
         self._memo = resolved
 
     def imports_of(self, parsed: Parsed, base_dir: str) -> Sequence[tuple[str, str]]:

@@ -50,10 +50,11 @@ def summary(
     files: int,
     ignored: Sequence[str] = (),
     memory: Sequence[str] = (),
+    modelled: str = "",
 ) -> str:
     """The last line of the text output: how many findings of each severity, in how many files,
-    which of those git ignores (an agent reads them all the same), and the repository's auto
-    memory, which lives outside it."""
+    which of those git ignores (an agent reads them all the same), the repository's auto
+    memory, which lives outside it, and the client's release modelled."""
     counts = dict.fromkeys(Severity, 0)
     for f in findings:
         counts[f.severity or Severity.INFO] += 1
@@ -64,6 +65,8 @@ def summary(
     ]
     said = ", ".join(parts) if parts else "no findings"
     line = f"{said} in {files} file{'s' if files != 1 else ''} checked"
+    if modelled:
+        line += f" as {modelled} loads them"
     if ignored:
         names = ", ".join(shown(name) for name in ignored[:NAMED_IGNORED])
         more = len(ignored) - NAMED_IGNORED

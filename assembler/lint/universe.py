@@ -29,12 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import codes
+from ..clients import registry
 from ..discovery.context import Discovery, Run
 from ..discovery.disk import Disk, Observer
 from ..discovery.loader import Loader
 from ..discovery.locations import within
 from ..model import Layer, Policy
 from ..tokens import estimate_tokens
+from ..versions import NO_VERSION, ClientVersion
 from .files import Machine
 
 # The layers every start of one kind loads alike (same settings, same files).
@@ -60,6 +62,7 @@ class Universe:
         paragraphs: Paragraphs,
         is_instruction_file: Callable[[Path], bool],
         real: Callable[[str], str] = os.path.realpath,
+        version: ClientVersion = NO_VERSION,
     ) -> None:
         self.root = root
         self._root_str = str(root)
@@ -86,7 +89,10 @@ class Universe:
         if ctx is None or self._git_root is None or real(self._root_str) != self._root_str:
             self.complete = False
             return
-        self._loader = Loader(Run(ctx, policy._replace(skills=False), estimate_tokens, Disk(reads)))
+        run = Run(ctx, policy._replace(skills=False), estimate_tokens, Disk(reads), version=version)
+        # Read as the client reads at the release modelled (and as lint's import walk reads:
+        # each file is read once a run).
+        self._loader = Loader(run, reading=registry.get(policy.client).reading(run))
         # What the repository's own start read in its directory that is not an instruction file
         # (settings): every start is compared on these names, in each directory down to it.
         self._setting_names = sorted(

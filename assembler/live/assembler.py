@@ -28,6 +28,7 @@ from ..assembly import Assembly, run
 from ..discovery.cache import ReadCache, Signature, settled, signature, unchanged
 from ..discovery.disk import Compute, QuietObserver
 from ..request import Options, PathLike, Request, checked_paths
+from ..versions import INSTALLED
 
 if TYPE_CHECKING:
     from ..model import Layer, Reason
@@ -87,8 +88,9 @@ class _Result(NamedTuple):
 class Assembler:
     """Assembles the context of one working directory again and again, cheaply.
 
-    The arguments are those of `assemble()`; home, managed directory and environment are fixed
-    when the object is made. `assemble(touched)` returns what `assemble()` would; when nothing
+    The arguments are those of `assemble()`; home, managed directory, environment and the
+    client's release are fixed when the object is made (`installed` is asked on the first
+    run, and the release it reports kept). `assemble(touched)` returns what `assemble()` would; when nothing
     it depends on changed since the same request, the very same `Assembly` object, for the
     price of one `stat` per dependency. Not thread-safe: one `Assembler` per thread.
     """
@@ -131,6 +133,8 @@ class Assembler:
         finally:
             self.dependencies = recorder.dependencies()
             self._reads.prune()
+        if self.request.client_version == INSTALLED:  # asked once: the release it reported
+            self.request = self.request._replace(client_version=assembly.version.found)
         signatures = tuple(recorder.seen.values())
         self._results[key] = _Result(
             assembly,

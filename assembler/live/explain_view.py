@@ -12,6 +12,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
+from ..clients import registry
 from ..display import counted, dumps, shown
 from ..model import Diagnostic, Layer
 from ..tokens import estimated
@@ -20,6 +21,8 @@ from .explain import Explanation, Row, Skip, Status, rules_order_text
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
+
+    from ..assembly import Assembly
 
 SCHEMA_VERSION = 1
 BAR_WIDTH = 60
@@ -47,12 +50,20 @@ STATUS_STYLE = {
 # --- JSON ---------------------------------------------------------------------------------
 
 
+def _modelled(assembly: Assembly) -> str:
+    """`, <client title> <release>`: the release of its client the assembly models ("" for none)."""
+    if not assembly.client_version:
+        return ""
+    return f", {registry.get(assembly.policy.client).title} {assembly.client_version}"
+
+
 def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dict[str, Any]:
     """The explanation as plain data; the schema (version 1) is in docs/explain-and-watch.md."""
     a = explanation.assembly
     return {
         "version": SCHEMA_VERSION,
         "policy": a.policy.name,
+        "client_version": a.client_version or None,
         "cwd": str(a.context.cwd),
         "project_root": str(a.context.project_root),
         "rules_order": explanation.rules_order.value if explanation.rules_order else None,
@@ -150,7 +161,7 @@ def show(
     def say(line: str, style: str = "") -> None:
         console.print(unbroken(line, width), style=style, overflow="fold")
 
-    say(f"ctxasm explain: {shown(str(a.context.cwd))} (policy {a.policy.name})")
+    say(f"ctxasm explain: {shown(str(a.context.cwd))} (policy {a.policy.name}{_modelled(a)})")
     order = explanation.rules_order
     if order is not None and show_all:  # the same every run: shown when everything is asked
         client = explanation.assembly.policy.client
@@ -303,7 +314,7 @@ def layout(rows: Sequence[tuple[int, Row]], width: int) -> Layout:
     paths = [shown(r.path) for _, r in rows]
     reasons = [shown(r.reason.text) for _, r in rows if r.reason]
     need = wide(SOURCE.split(" ")[0], [*paths, *(w for r in reasons for w in r.split(" "))])
-    want = max(need, *map(cell_len, paths), *(_two_lines(r) for r in reasons))
+    want = max([need, *map(cell_len, paths), *(_two_lines(r) for r in reasons)])
 
     def room() -> int:
         return width - fixed - status - sum(numbers.values()) - GAP * (len(numbers) + 3)

@@ -37,6 +37,7 @@ from ..errors import RequestError
 from ..model import Diagnostic, Policy, Source, TokenCounter
 from ..policy import agent_policy
 from ..request import Options, PathLike, Request
+from ..versions import INSTALLED, LATEST
 from .explain import Explanation, Row, Skip, Status, explain
 
 
@@ -146,6 +147,11 @@ def side_by_side(
     request = Request.of(cwd, **options)
     if request.policy is not None:
         raise RequestError("policy: each agent runs with its own policy; leave it out")
+    if request.client_version not in (None, LATEST, INSTALLED):
+        raise RequestError(
+            f"client_version {request.client_version}: a release is one agent's; with every "
+            f"agent pass {LATEST} or {INSTALLED} (each agent's own)"
+        )
     chosen = agents() if clients is None else tuple(map(registry.get, dict.fromkeys(clients)))
     if not chosen:
         raise RequestError("clients: no agent to compare; name at least one")

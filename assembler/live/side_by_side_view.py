@@ -53,6 +53,7 @@ def _agent_json(agent: AgentRun) -> dict[str, Any]:
     return {
         "client": agent.client,
         "policy": e.assembly.policy.name,
+        "client_version": e.assembly.client_version or None,
         "sources": agent.loaded,
         "tokens": e.total,
         "cut_tokens": agent.cut_tokens,
@@ -183,7 +184,8 @@ def text(result: SideBySide, *, environ: Mapping[str, str], is_tty: bool) -> str
 
 
 def _agents_table(agents: Sequence[AgentRun]) -> Table:
-    """Per agent: sources, tokens, tokens cut; its policy when not named after the client."""
+    """Per agent: the release modelled, sources, tokens, tokens cut; its policy when not named
+    after the client."""
     from rich import box
     from rich.table import Table
 
@@ -192,12 +194,14 @@ def _agents_table(agents: Sequence[AgentRun]) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False)
     for name in ("agent", "policy") if named else ("agent",):
         table.add_column(name, no_wrap=True)
+    table.add_column("version", no_wrap=True)
     for name in ("sources", "tokens", "cut"):
         table.add_column(name, justify="right", no_wrap=True)
     for agent, policy in zip(agents, policies, strict=True):
         table.add_row(
             shown(agent.client),
             *((shown(policy),) if named else ()),
+            agent.explanation.assembly.client_version or "-",
             f"{agent.loaded:,}",
             f"{agent.explanation.total:,}",
             f"{agent.cut_tokens:,}",

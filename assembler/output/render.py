@@ -159,6 +159,7 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
     return {
         "version": 1,
         "policy": assembly.policy.name,
+        "client_version": assembly.client_version or None,  # the client's release modelled
         "boundary": boundary,
         "sections": [
             {"boundary": True}

@@ -58,26 +58,45 @@ _MOVED_AT = re.compile(
 )
 
 
-def strip_block_comments(text: str) -> str:
-    """Claude Code's `stripHtmlComments`: remove closed, top-level HTML comment tokens."""
+def strip_block_comments(
+    text: str, *, lf_only_when_stripped: bool = False, keep_definitions: bool = True
+) -> str:
+    """Claude Code's `stripHtmlComments`: remove closed, top-level HTML comment tokens.
+
+    Where its releases differ: `lf_only_when_stripped`, the text comes back as it was (line
+    endings included) unless a comment block goes, where lexing made it LF whenever it ran;
+    `keep_definitions`, top-level link reference definitions stay, where an older `marked`
+    gave them no token and so dropped them."""
     if "<!--" not in text:
         return text
-    outline = _outline(text)
-    return lexed_strip(text) if outline is None else outline[0]
+    outline = _outline(text)  # no line break but LF, no definition: the same either way
+    if outline is not None:
+        return outline[0]
+    return lexed_strip(
+        text, lf_only_when_stripped=lf_only_when_stripped, keep_definitions=keep_definitions
+    )
 
 
-def lexed_strip(text: str) -> str:
+def lexed_strip(
+    text: str, *, lf_only_when_stripped: bool = False, keep_definitions: bool = True
+) -> str:
     """`strip_block_comments` by the lexer alone: the reference the fast path meets."""
     from .marked.blocks import lex
 
     out: list[str] = []
+    stripped = False
     for token in lex(text):
         if token.is_closed_comment:
+            stripped = True
             residue = _COMMENT_SPAN.sub("", token.raw)
             if js_trim(residue):
                 out.append(residue)
             continue
+        if token.kind == "def" and not keep_definitions:
+            continue
         out.append(token.raw)
+    if lf_only_when_stripped and not stripped:
+        return text
     return "".join(out)
 
 

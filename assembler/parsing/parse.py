@@ -17,6 +17,7 @@ registry (STYLE.md: a content-keyed, bounded memo of pure parsing).
 
 from __future__ import annotations
 
+import enum
 import functools
 import threading
 import tomllib
@@ -44,13 +45,34 @@ class Parsed(NamedTuple):
     imports: tuple[str, ...]  # @import tokens of the body, as written, in order
 
 
+class Bom(enum.Enum):
+    """What a client does with a byte-order mark at the start of a file."""
+
+    FIRST = "removed first"  # before anything else (the default)
+    KEPT = "kept in place"  # through frontmatter and comments, trimmed with the text at the end
+    # Skipped to find the frontmatter (a file without one keeps it until the end).
+    FRONTMATTER = "skipped for the frontmatter"
+
+
+class Dialect(NamedTuple):
+    """How a client processes a file's text where its releases differ (the defaults are what
+    most clients do; Claude Code hands its own for the version a run models)."""
+
+    bom: Bom = Bom.FIRST
+    # Comment stripping: line endings made LF only when a comment block goes (else whenever
+    # the text is lexed), and top-level link reference definitions kept (else dropped).
+    lf_only_when_stripped: bool = False
+    keep_definitions: bool = True
+
+
 class Switches(NamedTuple):
     """What a client does to a file's text before it loads it (its policy's `[content]` and
-    `[imports]`; a client's own checks name its own)."""
+    `[imports]`; a client's own checks name its own), and its `Dialect`."""
 
     strip_frontmatter: bool
     strip_comments: bool
     find_imports: bool
+    dialect: Dialect = Dialect()
 
 
 def parse(raw: str, switches: Switches) -> Parsed:
@@ -61,17 +83,43 @@ def parse(raw: str, switches: Switches) -> Parsed:
 
 
 def _parse(raw: str, switches: Switches) -> Parsed:
-    raw = raw.removeprefix("\ufeff")  # the client drops a leading byte-order mark first
-    if switches.strip_frontmatter:
-        frontmatter, body = fm.split_frontmatter(raw)
-    else:
+    dialect = switches.dialect
+    bom = dialect.bom
+    if bom is Bom.FIRST:
+        raw = raw.removeprefix(BOM)
+    if not switches.strip_frontmatter:
         frontmatter, body = fm.NO_FRONTMATTER, raw
-    text = strip_block_comments(body) if switches.strip_comments else body
+    elif bom is Bom.FRONTMATTER and raw.startswith(BOM):
+        frontmatter, body = fm.split_frontmatter(raw[1:])
+        if not frontmatter.present:  # no block after the mark: the text keeps it
+            body = raw
+    else:
+        frontmatter, body = fm.split_frontmatter(raw)
+    if switches.strip_comments:
+        text = strip_block_comments(
+            body,
+            lf_only_when_stripped=dialect.lf_only_when_stripped,
+            keep_definitions=dialect.keep_definitions,
+        )
+    else:
+        text = body
     imports = import_tokens(body) if switches.find_imports else ()
-    stripped = text.strip()
+    stripped = text.strip() if bom is Bom.FIRST else _trimmed(text)
     stats = text_stats(stripped, estimate_tokens)
     globs = fm.conditional_globs(frontmatter)
     return Parsed(frontmatter, globs, body, text, stripped, stats, imports)
+
+
+BOM = "\ufeff"
+
+
+def _trimmed(text: str) -> str:
+    """`text.strip()`, a byte-order mark at either end trimmed too (JavaScript's `trim`,
+    which a client that keeps the mark applies at the end)."""
+    stripped = text.strip()
+    while stripped[:1] == BOM or stripped[-1:] == BOM:
+        stripped = stripped.strip(BOM).strip()
+    return stripped
 
 
 class MemoInfo(NamedTuple):

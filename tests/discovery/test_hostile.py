@@ -68,9 +68,33 @@ def test_an_import_through_a_symlinked_directory_loads_and_is_reported(tmp_path:
             "repo/docs": Link("../outside/docs"),
         },
     )
-    a = run(tmp_path, "repo")
+    a = run(tmp_path, "repo", client_version="2.1.197")
     assert [s.content for s in a.sources] == ["See @docs/guide.md", "the guide"]
     assert codes(a) == ["CTX801"]
+
+
+def test_from_2_1_332_an_import_through_a_symlinked_directory_out_of_cwd_is_dropped(
+    tmp_path: Path,
+) -> None:
+    """SPEC 4b.6: the import resolves outside cwd through the linked directory, so 2.1.332
+    drops it as external (CTX204, saying through which directory); 2.1.197 loads it."""
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "outside/docs/guide.md": "the guide",
+            "repo/CLAUDE.md": "See @docs/guide.md",
+            "repo/docs": Link("../outside/docs"),
+            "repo/inside": Link("sub"),
+            "repo/sub/x.md": "inside",
+            "repo/CLAUDE.local.md": "and @inside/x.md",
+        },
+    )
+    a = run(tmp_path, "repo", client_version="2.1.332")
+    assert [s.content for s in a.sources] == ["See @docs/guide.md", "and @inside/x.md", "inside"]
+    (dropped,) = [d for d in a.diagnostics if d.code == "CTX204"]
+    assert dropped.path == "docs/guide.md"
+    assert f"through a symlinked directory ({tmp_path}/outside/docs/guide.md)" in dropped.message
 
 
 def test_links_inside_the_project_and_ancestor_files_are_not_reported(tmp_path: Path) -> None:
@@ -316,7 +340,7 @@ def test_ancestor_files_are_reported_only_when_they_reach_out_of_where_they_stan
             "dl/proj/linked": Link("../../home"),
         },
     )
-    a = run(tmp_path, cwd)
+    a = run(tmp_path, cwd, client_version="2.1.197")  # 2.1.332 drops the linked import
     assert sorted(s.content for s in a.sources) == sorted(
         [
             "docs of the download",
@@ -347,7 +371,7 @@ def test_an_ancestor_import_through_a_linked_directory_is_reported(tmp_path: Pat
             "dl/proj/linked": Link("../../home"),
         },
     )
-    a = run(tmp_path, cwd)
+    a = run(tmp_path, cwd, client_version="2.1.197")  # 2.1.332 drops it (SPEC 4b.6)
     assert [s.content for s in a.sources] == ["See @proj/linked/secret.md", "home secret"]
     assert [(d.code, d.path) for d in a.diagnostics] == [("CTX802", "linked/secret.md")]
 

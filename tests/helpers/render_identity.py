@@ -13,8 +13,10 @@ Every other byte counts.
 The corpus is not copied into the project: only digests are stored. Write them with
 
     .venv/bin/python -m tests.helpers.render_identity > tests/data/render-identity.json
+    .venv/bin/python -m tests.helpers.render_identity 2.1.197 > tests/data/render-identity-2.1.197.json
 
-before a change; `tests/output/test_render_identity.py` recomputes them after it.
+before a change (the second: every render at Claude Code 2.1.197, the release modelled before
+2.1.332); `tests/output/test_render_identity.py` recomputes them after it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 FIXTURES = ROOT / "fixtures"
 CORPUS = Path(os.environ.get("CTXASM_CORPUS") or ROOT.parent / "shared" / "corpus")
 DATA = ROOT / "tests" / "data" / "render-identity.json"
+OLD_RELEASE = "2.1.197"
+OLD_DATA = ROOT / "tests" / "data" / f"render-identity-{OLD_RELEASE}.json"
 WORK = Path("/tmp/ctxasm-render-identity")
 DATE = "2026-11-30"
 FORMATS: tuple[tuple[str, ...], ...] = (
@@ -119,12 +123,16 @@ def normalise(text: str, *, fmt: str) -> str:
     return text
 
 
-def render(case: Case, base: Path, fmt: tuple[str, ...]) -> tuple[int, str, str]:
-    """Exit code and normalised stdout and stderr of one render, run in a fresh process."""
+def render(
+    case: Case, base: Path, fmt: tuple[str, ...], version: tuple[str, ...] = ()
+) -> tuple[int, str, str]:
+    """Exit code and normalised stdout and stderr of one render, run in a fresh process;
+    `version`: its `--client-version` option, if any."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CTXASM_"))}
     env.update(case.env)
+    args = [*case.args, *fmt, "--date", DATE, *version]
     done = subprocess.run(
-        [sys.executable, "-m", "assembler", "render", case.cwd, *case.args, *fmt, "--date", DATE],
+        [sys.executable, "-m", "assembler", "render", case.cwd, *args],
         cwd=base,
         env=env,
         capture_output=True,
@@ -153,9 +161,10 @@ def listing_order(into: Path) -> str:
     return order
 
 
-def capture(*, corpus: bool) -> dict[str, object]:
+def capture(*, corpus: bool, client_version: str | None = None) -> dict[str, object]:
     """The listing order, and every case's exit code and digests:
-    `{"listing order": "...", "cases": {case name: {format: [code, out, err]}}}`."""
+    `{"listing order": "...", "cases": {case name: {format: [code, out, err]}}}`; with
+    `client_version`, the Claude Code cases render at that release (the others as they are)."""
     cases: dict[str, dict[str, list[object]]] = {}
     # One capture at a time on this machine: every checkout lays its trees out in `WORK`.
     lock = os.open(f"{WORK}.lock", os.O_CREAT | os.O_RDWR, 0o600)
@@ -169,10 +178,11 @@ def capture(*, corpus: bool) -> dict[str, object]:
         if corpus:
             laid += corpus_cases(WORK)
         for case, base in laid:
+            version = _version_option(case, client_version)
             cases[case.name] = {
                 " ".join(fmt[1:]): [code, digest(o), digest(e)]
                 for fmt in FORMATS
-                for code, o, e in [render(case, base, fmt)]
+                for code, o, e in [render(case, base, fmt, version)]
             }
     finally:
         shutil.rmtree(WORK)
@@ -180,8 +190,20 @@ def capture(*, corpus: bool) -> dict[str, object]:
     return {"listing order": order, "cases": cases}
 
 
+def _version_option(case: Case, client_version: str | None) -> tuple[str, ...]:
+    """`--client-version` for a case of the default policy (the others model no release)."""
+    if client_version is None or "--policy" in case.args:
+        return ()
+    return ("--client-version", client_version)
+
+
 def main() -> None:
-    print(json.dumps(capture(corpus=CORPUS.is_dir()), indent=1, sort_keys=True))
+    version = sys.argv[1] if len(sys.argv) > 1 else None
+    print(
+        json.dumps(
+            capture(corpus=CORPUS.is_dir(), client_version=version), indent=1, sort_keys=True
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -138,10 +138,10 @@ def demo_tree(tmp: Path) -> Tree:
     )
 
 
-def demo_assembly(tmp: Path) -> Assembly:
-    """`demo_tree`, assembled."""
+def demo_assembly(tmp: Path, client_version: str | None = None) -> Assembly:
+    """`demo_tree`, assembled (at `client_version`, default the newest)."""
     tree = demo_tree(tmp)
-    return assemble(tree.cwd, **tree.options())
+    return assemble(tree.cwd, **tree.options(), client_version=client_version)
 
 
 def corpus_tree(tmp: Path, name: str) -> Tree:

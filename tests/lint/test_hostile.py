@@ -348,3 +348,24 @@ def test_many_links_to_one_large_file_are_read_and_held_once(tmp_path: Path, pol
     )  # fmt: skip
     assert result.returncode in (0, 1), result.stderr[-2000:]
     assert "internal error" not in result.stderr
+
+
+@pytest.mark.parametrize(("release", "code"), [("2.1.332", "CTX204"), ("2.1.197", "CTX801")])
+def test_lint_follows_an_import_through_a_linked_directory_as_the_release_does(
+    tmp_path: Path, release: str, code: str
+) -> None:
+    """SPEC 4b.6: 2.1.332 drops an import through a symlinked directory that resolves out of
+    the start (lint says CTX204, as render does); 2.1.197 loads it from outside (CTX801)."""
+    git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "outside/docs/guide.md": "the guide",
+            "repo/CLAUDE.md": "See @docs/guide.md",
+            "repo/docs": Link("../outside/docs"),
+        },
+    )
+    result = lint(base=tmp_path / "repo", client_version=release, **machine(tmp_path))
+    assert [(f.path, f.code) for f in result.findings if f.path == "CLAUDE.md"] == [
+        ("CLAUDE.md", code)
+    ]

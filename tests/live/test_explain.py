@@ -184,7 +184,7 @@ def test_every_status_with_its_exact_reason(tmp_path: Path) -> None:
             "auto memory index of the project",
             "truncated",
             None,
-            "cut 48 lines, 444 chars, 111 tokens: index limit: 250 lines (limit: 200)",
+            "cut 48 lines, 376 chars, 94 tokens: index limit: 250 lines (limit: 200)",
         ),
     ]
     by_path = {r.path: r for r in result.rows}
@@ -327,8 +327,8 @@ SOURCE_SCHEMA: dict[str, Any] = {
     "cuts": list, "paths": list, "lazy": bool, "notes": list,
 }  # fmt: skip
 TOP_SCHEMA: dict[str, Any] = {
-    "version": int, "policy": str, "cwd": str, "project_root": str, "rules_order": str,
-    "touched": list, "sources": list, "budget": dict, "notes": list,
+    "version": int, "policy": str, "client_version": str, "cwd": str, "project_root": str,
+    "rules_order": str, "touched": list, "sources": list, "budget": dict, "notes": list,
 }  # fmt: skip
 BUDGET_SCHEMA = {"max_tokens": int, "total": int, "boundary": int, "layers": list}
 CUT_SCHEMA = {"kind": str, "reason": str, "lines": int, "chars": int, "tokens": int}
@@ -349,6 +349,7 @@ def test_json_has_the_documented_schema(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     conforms(data, TOP_SCHEMA)
     assert (data["version"], data["policy"], data["rules_order"]) == (1, "claude-code", "directory")
+    assert data["client_version"] == "2.1.332"  # the release modelled: the newest by default
     conforms(data["budget"], BUDGET_SCHEMA)
     for layer in data["budget"]["layers"]:
         conforms(layer, {"layer": str, "sources": int, "tokens": int})
@@ -385,7 +386,7 @@ def test_plain_output_without_a_terminal(tmp_path: Path) -> None:
     out = result.stdout
     assert "\x1b" not in out
     lines = out.splitlines()
-    head = f"ctxasm explain: {repo} (policy claude-code) "  # wrapped when tmp_path is long
+    head = f"ctxasm explain: {repo} (policy claude-code, Claude Code 2.1.332) "  # wrapped when tmp_path is long
     assert " ".join(out.split()).startswith(head)
     assert not any(line.startswith("rules order:") for line in lines)  # the same every run
     everything = invoke(tmp_path, str(repo), "--max-tokens", "4000", "--all").stdout.splitlines()

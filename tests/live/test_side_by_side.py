@@ -381,6 +381,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
             {
                 "client": "claude-code",
                 "policy": "claude-code",
+                "client_version": "2.1.332",
                 "sources": 4,
                 "tokens": 136,
                 "cut_tokens": 0,
@@ -392,6 +393,7 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
             {
                 "client": "duo",
                 "policy": "duo",
+                "client_version": None,
                 "sources": 3,
                 "tokens": 96,
                 "cut_tokens": 7,
@@ -448,10 +450,10 @@ def test_json_is_the_documented_schema_in_full(duo: Duo, project: Path) -> None:
 DEEP = "repo/app/src/features/authentication-and-authorization-gateway/"
 AT_80 = """\
 touched: app/src/features/authentication-and-authorization-gateway/handler.py
-agent        sources  tokens  cut
-─────────────────────────────────
-claude-code        5     174    0
-duo                3      96    7
+agent        version  sources  tokens  cut
+──────────────────────────────────────────
+claude-code  2.1.332        5     174    0
+duo          -              3      96    7
 
 #  file                                                      claude-code  duo
 ────────────────────────────────────────────────────────────────────────────────

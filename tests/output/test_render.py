@@ -117,6 +117,19 @@ def test_a_policy_naming_another_agents_format_fails_at_load(tmp_path: Path) -> 
     )
 
 
+# The goldens of the demo as Claude Code 2.1.197 loads it, kept from before 2.1.332 was
+# modelled (and the default): xml, markdown and claude-code byte for byte as they were; json
+# as it was but for its `client_version`.
+OLD_GOLDEN = DATA / "golden-2.1.197"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_golden_at_2_1_197(fmt: str, fixed_tmp: Path, update_goldens: bool) -> None:
+    assembly = demo_assembly(fixed_tmp, "2.1.197")
+    actual = assembly.render(fmt, date="2026-11-30").replace(str(fixed_tmp), PLACEHOLDER)
+    check_golden(actual, OLD_GOLDEN / "demo" / f"{fmt}.txt", update_goldens)
+
+
 def test_seed_layout_is_byte_identical_to_the_seed_article(tmp_path: Path) -> None:
     seed = assemble(
         ROOT / "fixtures" / "bootstrap",
@@ -248,12 +261,31 @@ def test_most_stable_first_even_when_the_client_interleaves(tmp_path: Path) -> N
 
 def test_claude_code_format_without_files_has_no_claude_md_section(tmp_path: Path) -> None:
     git_init(tmp_path / "repo")
-    out = run(tmp_path, "repo").render("claude-code", date="2026-01-31")
+    out = run(tmp_path, "repo", client_version="2.1.197").render("claude-code", date="2026-01-31")
     assert out == (
         "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n"
         "# currentDate\nToday's date is 2026-01-31.\n\n      IMPORTANT: this context may or may not be "
         "relevant to your tasks. You should not respond to this context unless it is highly relevant to "
         "your task.\n</system-reminder>\n\n"
+    )
+
+
+def test_from_2_1_332_the_instructions_and_the_date_are_blocks_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """SPEC 4b.2: the claudeMd text is its own block (the preamble and the entries, no
+    `# claudeMd` heading), the date another; without files, only the date block."""
+    git_init(tmp_path / "repo")
+    date = "<system-reminder>\nToday's date is 2026-01-31.\n</system-reminder>\n\n"
+    assert run(tmp_path, "repo").render("claude-code", date="2026-01-31") == date
+    (tmp_path / "repo" / "CLAUDE.md").write_text("Be brief.")
+    out = run(tmp_path, "repo", client_version="2.1.332").render("claude-code", date="2026-01-31")
+    assert out == (
+        "<system-reminder>\nCodebase and user instructions are shown below. Be sure to adhere to "
+        "these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you "
+        "MUST follow them exactly as written.\n\n"
+        f"Contents of {os.path.realpath(tmp_path)}/repo/CLAUDE.md (project instructions, checked "
+        "into the codebase):\n\nBe brief.\n</system-reminder>\n\n" + date
     )
 
 

@@ -1,20 +1,24 @@
 """`ctxasm render` output is byte-identical to the digests captured before the package was
 reshaped (`tests/tools/render_identity.py`): every format, every fixture, and every tree of
-the shared corpus at its root, one nested directory and with touched files."""
+the shared corpus at its root, one nested directory and with touched files; at the default
+release of Claude Code and at 2.1.197."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from tests.helpers import render_identity as identity
 
 STORED = json.loads(identity.DATA.read_text(encoding="utf-8"))
+# Every render at Claude Code 2.1.197, the release modelled before 2.1.332 became the default.
+OLD = json.loads(identity.OLD_DATA.read_text(encoding="utf-8"))
 
 
-def _compare(actual: dict[str, object], names: list[str]) -> None:
-    if actual["listing order"] != STORED["listing order"]:
+def _compare(actual: dict[str, object], names: list[str], stored: dict[str, Any] = STORED) -> None:
+    if actual["listing order"] != stored["listing order"]:
         pytest.skip(
             "this filesystem lists directories in another order than where the digests were taken"
         )
@@ -23,7 +27,7 @@ def _compare(actual: dict[str, object], names: list[str]) -> None:
     differing = [
         f"{name} ({fmt})"
         for name in names
-        for fmt, expected in STORED["cases"][name].items()
+        for fmt, expected in stored["cases"][name].items()
         if got.get(name, {}).get(fmt) != expected
     ]
     assert not differing, f"render output changed: {', '.join(differing)}"
@@ -34,7 +38,19 @@ def test_fixtures_render_as_before() -> None:
     _compare(identity.capture(corpus=False), names)
 
 
+def test_fixtures_render_as_before_at_2_1_197() -> None:
+    names = [n for n in OLD["cases"] if "__" not in n]
+    _compare(identity.capture(corpus=False, client_version=identity.OLD_RELEASE), names, OLD)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not identity.CORPUS.is_dir(), reason="the shared corpus is not here")
 def test_corpus_renders_as_before() -> None:
     _compare(identity.capture(corpus=True), list(STORED["cases"]))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not identity.CORPUS.is_dir(), reason="the shared corpus is not here")
+def test_corpus_renders_as_before_at_2_1_197() -> None:
+    capture = identity.capture(corpus=True, client_version=identity.OLD_RELEASE)
+    _compare(capture, list(OLD["cases"]), OLD)

@@ -108,9 +108,15 @@ def test_lint_finds_the_same_from_any_process_directory(tmp_path: Path) -> None:
         )
         assert done.returncode == 1, done.stderr
         findings = json.loads(done.stdout)
+        # A start is named in a message as its path is shown: relative to where lint runs.
+        start = f" {os.path.relpath(repo, at)}/"
         found.add(
             tuple(
-                (os.path.normpath(os.path.join(at, f["path"])), f["code"], f["message"])
+                (
+                    os.path.normpath(os.path.join(at, f["path"])),
+                    f["code"],
+                    f["message"].replace(start, " <the repository>/"),
+                )
                 for f in findings
             )
         )

@@ -1,6 +1,7 @@
 """The `claude-code` client: what Claude Code loads at session start and on touch, in its order.
 
-Order (SPEC section 4, checked against the 2.1.x client): managed file, managed settings'
+Order (SPEC section 4, checked against 2.1.197 and 2.1.332; what differs between them is
+`versions.FACTS`): managed file, managed settings'
 `claudeMd`, managed rules; user file and rules; then every directory from the filesystem root
 (excluded) down to cwd, not bounded by the git root, each giving `CLAUDE.md`,
 `.claude/CLAUDE.md`, unconditional `.claude/rules/**/*.md`, `CLAUDE.local.md`; auto memory
@@ -14,11 +15,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ... import codes
 from ...discovery.context import Context, Discovery, LoadNote, Run, ancestors
-from ...discovery.loader import Loaded, Loader, LoaderState, cwd_decision, text_source
+from ...discovery.loader import Loaded, Loader, LoaderState, Reading, cwd_decision, text_source
 from ...discovery.locations import is_within
 from ...discovery.prefixes import Prefixes
 from ...discovery.rules import RuleSet, load_rules
@@ -26,18 +28,20 @@ from ...display import PATTERN_CHARS, as_client_reads, shown
 from ...model import Assembled, Layer, Reason, Skill, Why
 from ...parsing.markdown import strip_block_comments
 from ...tokens import estimate_tokens
+from ...versions import ClientVersion
 from ..base import Advice, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
 from .codes import CODES
 from .settings import (
     CONFIG_DIR_VARIABLE,
     MANAGED_SETTINGS_DISPLAY,
-    WORDS,
     ClaudeSetup,
     auto_memory,
     exclude_matcher,
     read_setup,
     read_setup_shared,
+    reading,
 )
+from .versions import TABLE, Facts, facts, facts_at
 
 NAME = "claude-code"
 
@@ -78,7 +82,12 @@ class ClaudeCode(Client[ClaudeSetup]):
             "approve external imports, or import it from those directories' CLAUDE.md too"
         ),
     )
-    reattaches_start_files = True  # a read reaching an imported start file attaches it again
+    versions = TABLE
+    version_command = ("claude", "--version")
+    # Its own switches that keep it off the network (SPEC 4b: running it headless).
+    version_environ = MappingProxyType(
+        {"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    )
     # cwd's `autoMemoryDirectory` (local settings; the checked-in file's is ignored) and
     # `claudeMdExcludes`, read from the directory the client starts in.
     start_settings = (".claude/settings.json", ".claude/settings.local.json")
@@ -92,11 +101,18 @@ class ClaudeCode(Client[ClaudeSetup]):
     def formats(self) -> Mapping[str, FormatContext]:
         return {NAME: first_user_message}
 
+    def reattaches_start_files(self, version: ClientVersion) -> bool:
+        return not facts_at(version.modelled).lazy_skips_start_imports
+
+    def reading(self, run: Run) -> Reading:
+        return reading(run)
+
     def discover(self, run: Run) -> Discovery[ClaudeSetup]:
         prefixes = _shared(run)
-        setup = _setup(run, prefixes)
+        known = facts(run)
+        setup = _setup(run, prefixes, known)
         excludes = exclude_matcher(setup.settings.excludes, run.disk)
-        loader = Loader(run, exclude=excludes.excluded, words=WORDS)
+        loader = Loader(run, exclude=excludes.excluded, reading=self.reading(run))
         origin = dict(zip(setup.settings.excludes, setup.settings.exclude_files, strict=True))
         for pattern, why in excludes.refused:
             loader.note(
@@ -107,9 +123,14 @@ class ClaudeCode(Client[ClaudeSetup]):
         for path, problem in setup.settings.problems:
             loader.note(codes.SETTINGS_INVALID, path, problem)
         out = _start_and_ancestors(run, setup, loader, prefixes)
-        memory = _auto_memory(run.context, setup, loader)
+        memory = _auto_memory(run.context, setup, loader, known)
         if memory is not None:
             out.append(memory)
+        if known.agents_md:
+            from .agents import agents_md  # the plugin of the releases that have it
+
+            out, nested = agents_md(run, setup, loader, out)
+            setup = setup._replace(nested_agents_md=nested)
         sources = tuple(item.source for item in out)
         diagnostics = tuple(loader.diagnostics)
         deferred = tuple(item.source for item in loader.deferred)
@@ -142,7 +163,7 @@ class ClaudeCode(Client[ClaudeSetup]):
         return home / ".claude"
 
     def follows_imports_outside_cwd(self, run: Run) -> bool:
-        return _setup(run, _shared(run)).include_external
+        return _setup(run, _shared(run), facts(run)).include_external
 
     def touch(
         self, run: Run, state: ClaudeSetup, target: Path, already: Collection[str]
@@ -191,16 +212,17 @@ CLIENT = ClaudeCode()
 def _shared(run: Run) -> Prefixes[_Prefix] | None:
     """The run's shared prefixes when they are this client's under this run's policy."""
     prefixes = run.prefixes
-    if prefixes is not None and not prefixes.serves((run.policy, run.context.environ, run.counter)):
+    owner = (run.policy, run.context.environ, run.counter, run.version.modelled)
+    if prefixes is not None and not prefixes.serves(owner):
         return None  # another run's: not shared
     return prefixes
 
 
-def _setup(run: Run, prefixes: Prefixes[_Prefix] | None) -> ClaudeSetup:
+def _setup(run: Run, prefixes: Prefixes[_Prefix] | None, known: Facts) -> ClaudeSetup:
     """The settings and approval of the run's start (kept per run with shared prefixes)."""
     if prefixes is not None:
-        return read_setup_shared(run.context, run.disk, prefixes.memo)
-    return read_setup(run.context, run.disk)
+        return read_setup_shared(run.context, run.disk, prefixes.memo, known)
+    return read_setup(run.context, run.disk, known)
 
 
 def _managed(run: Run, setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
@@ -210,7 +232,7 @@ def _managed(run: Run, setup: ClaudeSetup, loader: Loader) -> list[Loaded]:
     reason = Reason(Why.MANAGED_FILE, "managed policy file")
     out = loader.load(managed, Layer.MANAGED, reason, approved)
     if setup.settings.managed_claude_md is not None:
-        out += _managed_settings_source(run, setup.settings.managed_claude_md)
+        out += _managed_settings_source(run, setup.settings.managed_claude_md, loader)
     rules = RuleSet(
         str(ctx.managed_dir / ".claude" / "rules"), Layer.MANAGED, str(ctx.cwd), approved
     )
@@ -316,9 +338,14 @@ def _directory_files(
     return out
 
 
-def _managed_settings_source(run: Run, text: str) -> list[Loaded]:
+def _managed_settings_source(run: Run, text: str, loader: Loader) -> list[Loaded]:
     if run.policy.content.strip_html_comments:
-        text = strip_block_comments(text)
+        how = loader.dialect
+        text = strip_block_comments(
+            text,
+            lf_only_when_stripped=how.lf_only_when_stripped,
+            keep_definitions=how.keep_definitions,
+        )
     if not text.strip():
         return []
     reason = Reason(Why.MANAGED_SETTINGS, "claudeMd in managed-settings.json")
@@ -346,9 +373,10 @@ def _never(directory: str) -> bool:
     return False
 
 
-def _auto_memory(ctx: Context, setup: ClaudeSetup, loader: Loader) -> Loaded | None:
-    """MEMORY.md: read like any file but never excluded, never importing, cut by the budgeter;
-    reported when the repository's settings moved it (it still loads as the user's own)."""
+def _auto_memory(ctx: Context, setup: ClaudeSetup, loader: Loader, known: Facts) -> Loaded | None:
+    """MEMORY.md: read like any file but never excluded, never importing, cut by the budgeter
+    (CRLF made LF first, from 2.1.332, whose cut warning says where it cut); reported when
+    the repository's settings moved it (it still loads as the user's own)."""
     found = auto_memory(ctx, setup)
     path = found.path if found is not None else None
     reason = Reason(Why.AUTO_MEMORY, "auto memory index of the project")
@@ -361,15 +389,16 @@ def _auto_memory(ctx: Context, setup: ClaudeSetup, loader: Loader) -> Loaded | N
     processed = loader.read(str(path), "auto memory")
     if processed is None:
         return None
-    text = processed.text
-    content = text.strip()
+    text, content = processed.text, processed.stripped
+    counted = processed.stats if loader.counter is estimate_tokens else None  # of `stripped`
+    if known.memory_lf_before_cut and "\r\n" in text:
+        text, content, counted = text.replace("\r\n", "\n"), content.replace("\r\n", "\n"), None
     if not content:
         return None
-    counted = processed.stats if loader.counter is estimate_tokens else None  # of `stripped`
     source = text_source(
         Layer.MEMORY, str(path), ctx.display(str(path)), reason, content,
         loader.policy.tag_for(Layer.MEMORY), loader.counter, raw=text, is_index=True,
-        stats=counted,
+        stats=counted, cut_detail=known.memory_cut_detail,
     )  # fmt: skip
     if found is not None and found.moved_by is not None:
         _note_moved_memory(str(path), found.moved_by, loader)
@@ -391,8 +420,9 @@ def _note_moved_memory(path: str, moved_by: str, loader: Loader) -> None:
 
 
 def first_user_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
-    """The variables of `templates/claude-code.j2`: the `# claudeMd` entries, then one
-    `<system-reminder>` per lazily attached file, and the date."""
+    """The variables of `templates/claude-code.j2`: the `# claudeMd` entries (from 2.1.332
+    their own block, the date another), then one `<system-reminder>` per lazily attached
+    file, or per read for what a plugin's hook attached (one block for all of them)."""
     live = [s for s in assembly.sources if not s.dropped]
     entries = [
         {
@@ -403,5 +433,16 @@ def first_user_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
         for s in live
         if not s.lazy and s.content.strip() and s.reason.why not in _NOT_CLAUDE_MD
     ]
-    reminders = [{"path": as_client_reads(s.path), "content": s.content} for s in live if s.lazy]
-    return {"entries": entries, "reminders": reminders, "date": date}
+    reminders: list[dict[str, Any]] = []
+    for s in live:
+        if not s.lazy:
+            continue
+        item = {"path": as_client_reads(s.path), "content": s.content}
+        hook = s.reason.why is Why.HOOK
+        last = reminders[-1] if reminders else None
+        if hook and last is not None and last["hook"] and last["touched"] == s.reason.touched:
+            last["items"].append(item)
+        else:
+            reminders.append({"hook": hook, "touched": s.reason.touched, "items": [item]})
+    blocks = facts_at(assembly.client_version).claude_md_block
+    return {"entries": entries, "reminders": reminders, "date": date, "blocks": blocks}

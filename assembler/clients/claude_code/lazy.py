@@ -1,12 +1,13 @@
 """Lazy loading: what the client attaches when the agent reads a file below cwd.
 
 For each directory from cwd+1 down to the touched file's directory: `CLAUDE.md`,
-`.claude/CLAUDE.md`, `CLAUDE.local.md`, then unconditional `.claude/rules` (local *before*
-rules here); then every conditional rule whose `paths` match the touched file, in directory
-order (managed, user, root down to the touched file's directory). A file attached for an
-earlier touch is not attached again; a file loaded at start is (an import of a start file
-reached by a read comes back, with its imports), as the client skips only what earlier reads
-attached. Nested files do not get external imports approved.
+`.claude/CLAUDE.md`, `CLAUDE.local.md`, then its rules, unconditional ones and those whose
+`paths` match the touched file, in directory order (local *before* rules here); then every
+conditional rule of the managed, user and root-to-cwd rules directories that matches. A
+file attached for an earlier touch is not attached again; a file loaded at start is, up to
+2.1.197 (an import of a start file reached by a read comes back, with its imports), as that
+client skips only what earlier reads attached. Nested files do not get external imports
+approved. From 2.1.332 (with the agents-md plugin) a nested `AGENTS.md` comes first.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from pathlib import Path
 from ... import codes, display
 from ...discovery.context import Context, Discovery, Run, ancestors
 from ...discovery.loader import Loaded, Loader
-from ...discovery.rules import RuleSet, load_rules, matching_patterns
+from ...discovery.rules import RuleSet, load_rules, matching_patterns, rule_files
 from ...discovery.touches import attached
 from ...model import Layer, Reason, Why
-from .settings import WORDS, ClaudeSetup, exclude_matcher
+from .settings import AGENTS_FALLBACK, ClaudeSetup, exclude_matcher, reading
 
 
 def _nested_dirs(ctx: Context, target: Path) -> list[Path]:
@@ -34,10 +35,11 @@ def _nested_dirs(ctx: Context, target: Path) -> list[Path]:
     return dirs[::-1]
 
 
-def _rule_sets(ctx: Context, setup: ClaudeSetup, nested: list[Path]) -> Iterator[RuleSet]:
+def _rule_sets(ctx: Context, setup: ClaudeSetup) -> Iterator[RuleSet]:
+    """The rules directories of the start whose conditional rules a read may match."""
     yield RuleSet(str(ctx.managed_dir / ".claude" / "rules"), Layer.MANAGED, str(ctx.cwd), False)
     yield RuleSet(str(setup.config_dir / "rules"), Layer.USER, str(ctx.cwd), True)
-    for directory in (*ancestors(ctx.cwd), *map(str, nested)):
+    for directory in ancestors(ctx.cwd):
         rules = os.path.join(directory, ".claude", "rules")
         yield RuleSet(rules, Layer.PROJECT, directory, False)
 
@@ -49,7 +51,7 @@ def touch(
     `already`: the paths earlier reads attached (not those loaded at start)."""
     ctx = run.context
     exclude = exclude_matcher(setup.settings.excludes, run.disk).excluded
-    loader = Loader(run, exclude=exclude, words=WORDS)
+    loader = Loader(run, exclude=exclude, reading=(how := reading(run)))
     if not target.is_relative_to(ctx.cwd):
         loader.note(
             codes.TOUCH_OUTSIDE,
@@ -59,17 +61,30 @@ def touch(
         return Discovery((), tuple(loader.diagnostics))
     shown = ctx.display(str(target))
     nested = _nested_dirs(ctx, target)
-    found = _nested_files(loader, nested, shown)
-    # Conditional rules are read afresh (the unconditional pass above marks them processed).
-    rule_loader = Loader(run, exclude=exclude, diagnostics=loader.diagnostics, words=WORDS)
-    for rules in _rule_sets(ctx, setup, nested):
+    found: list[Loaded] = []
+    if setup.nested_agents_md:
+        from .agents import nested_agents_md
+
+        fallback = setup.settings.instruction_files == AGENTS_FALLBACK
+        found += nested_agents_md(loader, nested, target, fallback, shown)
+    found += _nested_files(loader, nested, target, shown)
+    # The start's conditional rules are read afresh (discovery marked them processed).
+    rule_loader = Loader(
+        run,
+        exclude=exclude,
+        diagnostics=loader.diagnostics,
+        reading=how,
+    )
+    for rules in _rule_sets(ctx, setup):
         found += _matching_rules(rule_loader, rules, target, shown)
     return Discovery(attached(found, already, run), tuple(loader.diagnostics))
 
 
-def _nested_files(loader: Loader, nested: list[Path], shown: str) -> list[Loaded]:
-    """`CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` and unconditional rules of each
-    directory on the way to the touched path, outer first, each followed by its imports."""
+def _nested_files(loader: Loader, nested: list[Path], target: Path, shown: str) -> list[Loaded]:
+    """`CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` and the rules (unconditional, and
+    conditional ones that match `target`, in directory order) of each directory on the way
+    to the touched path, outer first, each followed by its imports: a directory's rules come
+    at its position, before the rules of cwd and above (SPEC 4b, found on 2.1.197)."""
     found: list[Loaded] = []
     for directory in nested:
         reason = Reason(
@@ -80,9 +95,30 @@ def _nested_files(loader: Loader, nested: list[Path], shown: str) -> list[Loaded
         for name, layer in _NESTED_FILES:
             found += loader.load(str(directory / name), layer, reason, False, lazy=True)
         rules = RuleSet(str(directory / ".claude" / "rules"), Layer.PROJECT, str(directory), False)
-        found += load_rules(
-            loader, rules, conditional=False, lazy=True, context=f", on the way to {shown}"
+        found += _rules_in_place(loader, rules, target, shown)
+    return found
+
+
+def _rules_in_place(loader: Loader, rules: RuleSet, target: Path, shown: str) -> list[Loaded]:
+    """One nested rules directory in directory order: each unconditional rule with its
+    imports, each conditional one whose `paths:` match `target` (and, as the client does,
+    the imports of every conditional one)."""
+    found: list[Loaded] = []
+    reason = Reason(
+        Why.NESTED,
+        f"rule in {loader.display(rules.directory)}, on the way to {shown}",
+        touched=shown,
+    )
+    for path in rule_files(loader, rules.directory, rules.layer):
+        loaded = loader.load(
+            path, rules.layer, reason, rules.include_external, lazy=True, found_in=rules.directory
         )
+        if not loaded or loaded[0].globs is None:
+            found += loaded
+            continue
+        matched = _matched(loaded[0], rules, target, shown)
+        # A conditional rule's imports come with it, matched or not (CTX209's quirk).
+        found += [*((matched,) if matched is not None else ()), *loaded[1:]]
     return found
 
 
@@ -97,13 +133,21 @@ def _matching_rules(loader: Loader, rules: RuleSet, target: Path, shown: str) ->
     """The conditional rules of one rules directory whose `paths:` match `target`."""
     found: list[Loaded] = []
     for item in load_rules(loader, rules, conditional=True, lazy=True):
-        assert item.globs is not None
-        pattern = matching_patterns(item.globs, str(target), rules.base_dir)
-        if pattern is None:
-            continue
-        said = display.shown(pattern, display.PATTERN_CHARS)
-        reason = Reason(
-            Why.RULE_MATCHED, f"paths: {said!r} matched {shown}", pattern=pattern, touched=shown
-        )
-        found.append(item._replace(source=item.source._replace(reason=reason)))
+        matched = _matched(item, rules, target, shown)
+        if matched is not None:
+            found.append(matched)
     return found
+
+
+def _matched(item: Loaded, rules: RuleSet, target: Path, shown: str) -> Loaded | None:
+    """A conditional rule, with the pattern that matched `target` as its reason; None when
+    none does."""
+    assert item.globs is not None
+    pattern = matching_patterns(item.globs, str(target), rules.base_dir)
+    if pattern is None:
+        return None
+    said = display.shown(pattern, display.PATTERN_CHARS)
+    reason = Reason(
+        Why.RULE_MATCHED, f"paths: {said!r} matched {shown}", pattern=pattern, touched=shown
+    )
+    return item._replace(source=item.source._replace(reason=reason))

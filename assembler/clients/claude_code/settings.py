@@ -15,14 +15,15 @@ from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ...discovery.context import Context
+from ...discovery.context import Context, Run
 from ...discovery.disk import Disk
 from ...discovery.jsonfile import read_json
-from ...discovery.loader import Words
+from ...discovery.loader import Reading, Words
 from ...discovery.locations import env_falsy, env_truthy
 from ...display import as_client_reads
 from ...model import Layer
 from ...parsing import globs
+from .versions import Facts, dialect, facts
 
 # Settings files are small; `~/.claude.json` keeps per-project history and can grow large.
 SETTINGS_BYTES = 4 * 1024 * 1024
@@ -50,6 +51,8 @@ class Settings(NamedTuple):
     # The repository's settings file whose `autoMemoryDirectory` is used (None: the user's or
     # the managed settings chose it, or none did).
     memory_moved_by: str | None = None
+    # The agents-md plugin's mode (`instruction_files`), from the user's settings.
+    instruction_files: str = "claude-md-or-agents-md"
 
 
 class ClaudeSetup(NamedTuple):
@@ -58,6 +61,9 @@ class ClaudeSetup(NamedTuple):
     config_dir: Path
     settings: Settings
     include_external: bool  # external imports approved for this project
+    # Whether the agents-md plugin loads AGENTS.md files on reads below cwd (decided by
+    # what loaded at start; `client.discover` sets it).
+    nested_agents_md: bool = False
 
 
 def config_dir(ctx: Context) -> Path:
@@ -70,10 +76,13 @@ def global_config_file(ctx: Context) -> Path:
     return (ctx.environ_path(CONFIG_DIR_VARIABLE) or ctx.home) / ".claude.json"
 
 
-def read_setup(ctx: Context, disk: Disk) -> ClaudeSetup:
+def read_setup(ctx: Context, disk: Disk, facts: Facts) -> ClaudeSetup:
     """Read the settings layers and the external-import approval for this run."""
     config = config_dir(ctx)
-    settings = load_settings(ctx.managed_dir, config, ctx.cwd, disk)
+    root_local = None
+    if facts.root_local_settings and ctx.git_root is not None and ctx.git_root != ctx.cwd:
+        root_local = project_settings_files(ctx.git_root)[1]
+    settings = load_settings(ctx.managed_dir, config, ctx.cwd, disk, root_local)
     project = ctx.canonical_root or ctx.cwd
     global_config = global_config_file(ctx)
     approved, problem = external_imports_approved(global_config, project, disk)
@@ -82,17 +91,28 @@ def read_setup(ctx: Context, disk: Disk) -> ClaudeSetup:
     return ClaudeSetup(config, settings, approved)
 
 
-def read_setup_shared(ctx: Context, disk: Disk, memo: dict[Hashable, Any]) -> ClaudeSetup:
+def read_setup_shared(
+    ctx: Context, disk: Disk, memo: dict[Hashable, Any], facts: Facts
+) -> ClaudeSetup:
     """`read_setup` for one of the many starts of a run (lint), kept in `memo` for starts
     without settings files of their own: the other layers are the same files for all of
     them, read once, and only the project's approval depends on where the start is. The
     skipped reads are not told to the disk's observer (runs that record nothing)."""
     if any(disk.lexists(str(path)) for path in project_settings_files(ctx.cwd)):
-        return read_setup(ctx, disk)
-    key = ("claude-setup", ctx.home, ctx.managed_dir, ctx.canonical_root or ctx.cwd)
+        return read_setup(ctx, disk, facts)
+    # The git root's local settings are the same file for every start below it.
+    key: tuple[object, ...] = (
+        "claude-setup",
+        ctx.home,
+        ctx.managed_dir,
+        ctx.canonical_root or ctx.cwd,
+        facts,
+    )
+    if facts.root_local_settings:
+        key += (ctx.git_root, ctx.git_root == ctx.cwd)
     found = memo.get(key)
     if not isinstance(found, ClaudeSetup):
-        found = memo[key] = read_setup(ctx, disk)
+        found = memo[key] = read_setup(ctx, disk, facts)
     return found
 
 
@@ -102,12 +122,16 @@ def project_settings_files(cwd: Path) -> tuple[Path, Path]:
     return dot_claude / "settings.json", dot_claude / "settings.local.json"
 
 
-def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Settings:
-    """Merge managed, user, project and local settings (the keys that matter here)."""
+def load_settings(
+    managed_dir: Path, config: Path, cwd: Path, disk: Disk, root_local: Path | None = None
+) -> Settings:
+    """Merge managed, user, project and local settings (the keys that matter here);
+    `root_local`: the git root's local settings, read too from a deeper cwd (2.1.332)."""
     project, local = project_settings_files(cwd)
     layers: list[tuple[str, Path]] = [
         ("user", config / "settings.json"),
         ("project", project),
+        *((("local", root_local),) if root_local is not None else ()),
         ("local", local),
         ("policy", managed_dir / "managed-settings.json"),
     ]
@@ -117,6 +141,7 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
     directories: dict[str, tuple[str, str]] = {}  # layer -> (autoMemoryDirectory, its file)
     claude_md: str | None = None
     problems: list[tuple[str, str]] = []
+    instruction_files = AGENTS_FALLBACK
     for name, path in layers:
         data, problem = read_json(path, disk, SETTINGS_BYTES)
         if problem:
@@ -128,10 +153,12 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
                 (str(path), f"{key!r} is not {wanted}; the client ignores it: fix the value")
             )
         patterns = data.get("claudeMdExcludes")
-        if isinstance(patterns, list):
-            strings = [p for p in patterns if isinstance(p, str)]
-            excludes += strings
-            exclude_files += [str(path)] * len(strings)
+        # A list holding anything but strings is ignored whole (SPEC 4b, 2.1.197).
+        if isinstance(patterns, list) and all(isinstance(p, str) for p in patterns):
+            excludes += patterns
+            exclude_files += [str(path)] * len(patterns)
+        if name == "user":
+            instruction_files = agents_md_mode(data)
         if isinstance(data.get("autoMemoryEnabled"), bool):
             enabled = data["autoMemoryEnabled"]
         # Never from the project's checked-in settings (the client ignores it there).
@@ -143,8 +170,42 @@ def load_settings(managed_dir: Path, config: Path, cwd: Path, disk: Disk) -> Set
     directory, origin = directories[chosen] if chosen is not None else (None, None)
     return Settings(
         tuple(excludes), tuple(exclude_files), enabled, directory, claude_md, tuple(problems),
-        origin if chosen == "local" else None,
+        origin if chosen == "local" else None, instruction_files,
     )  # fmt: skip
+
+
+# The agents-md plugin's modes (`pluginConfigs["agents-md@builtin"].options.instructionFiles`,
+# SPEC 4b.1), and what its older key `projectInstructions` says in those words (2.1.332's
+# plugin: any other value of the old key reads as `claude-md`).
+CLAUDE_MD_ONLY = "claude-md"
+AGENTS_FALLBACK = "claude-md-or-agents-md"
+AGENTS_BESIDE = "claude-md-and-agents-md"
+MANAGED_ONLY = "managed-only"
+_MODES = (CLAUDE_MD_ONLY, AGENTS_FALLBACK, AGENTS_BESIDE, MANAGED_ONLY)
+_LEGACY_MODES = {
+    "none": MANAGED_ONLY,
+    "claude": CLAUDE_MD_ONLY,
+    "agents-fallback": AGENTS_FALLBACK,
+    "both": AGENTS_BESIDE,
+}
+PLUGIN_KEY = "agents-md@builtin"
+
+
+def agents_md_mode(data: Mapping[str, object]) -> str:
+    """The plugin's mode in the user's settings: `instructionFiles` (an unknown value is the
+    default); the older `projectInstructions` counts only while `instructionFiles` says the
+    default."""
+    configs = data.get("pluginConfigs")
+    plugin = configs.get(PLUGIN_KEY) if isinstance(configs, dict) else None
+    options = plugin.get("options") if isinstance(plugin, dict) else None
+    if not isinstance(options, dict):
+        return AGENTS_FALLBACK
+    given = options.get("instructionFiles")
+    mode = given if isinstance(given, str) and given in _MODES else AGENTS_FALLBACK
+    if "projectInstructions" not in options or mode != AGENTS_FALLBACK:
+        return mode
+    legacy = options["projectInstructions"]
+    return _LEGACY_MODES.get(legacy, CLAUDE_MD_ONLY) if isinstance(legacy, str) else CLAUDE_MD_ONLY
 
 
 # The keys read here, and the type the client needs (the client ignores any other value).
@@ -315,3 +376,10 @@ def validate_memory_dir(raw: str | None, home: Path, expand_tilde: bool) -> Path
     ):
         return None
     return Path(normalized)
+
+
+def reading(run: Run) -> Reading:
+    """How Claude Code reads text and follows imports at the release `run` models: its
+    discovery, its lazy loading and lint's walk of a file's imports alike."""
+    known = facts(run)
+    return Reading(WORDS, dialect(known), known.linked_imports_external)

@@ -45,6 +45,7 @@ from .codes import (
     CODEX_DOCS_FAILED,
 )
 from .config import OVERRIDE, PRIMARY, CodexConfig, read_config
+from .versions import TABLE
 
 NAME = "codex"
 SEPARATOR = "\n\n--- project-doc ---\n\n"
@@ -67,6 +68,8 @@ class Codex(Client[CodexConfig]):
     own_codes = CODES
     instruction_files = r"(?:^|/)AGENTS(?:\.override)?\.md$"
     lint_codes = PLAIN_FILE_CHECKS | {CODEX_DOC_CUT.code, CODEX_DOC_DROPPED.code}
+    versions = TABLE
+    version_command = ("codex", "--version")
 
     @property
     def formats(self) -> Mapping[str, FormatContext]:
@@ -278,7 +281,8 @@ def agents_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
     text = user
     if docs:
         text += (SEPARATOR if text else "") + "\n\n".join(docs)
-    return {"cwd": assembly.cwd, "text": text}
+    # Only CODEX_HOME's file contributing, the header names no directory (SPEC 4b, 0.171).
+    return {"cwd": assembly.cwd if docs else "", "text": text}
 
 
 def _as_sent(source: Source) -> str:

@@ -41,6 +41,7 @@ from .codes import (
 )
 from .imports import Importer
 from .settings import GEMINI_DIR, context_file_names
+from .versions import TABLE
 
 NAME = "gemini"
 # What JavaScript's `String.prototype.trim` removes.
@@ -67,6 +68,8 @@ class Gemini(Client[GeminiState]):
     )
     notes_at_start = True  # imports, settings: positioned findings lint reports
     own_codes = CODES
+    versions = TABLE
+    version_command = ("gemini", "--version")
     instruction_files = r"(?:^|/)(?:GEMINI\.md|\.gemini/settings\.json)$"
     lint_codes = PLAIN_FILE_CHECKS | {
         GEMINI_SETTINGS_INVALID.code,

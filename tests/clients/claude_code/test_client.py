@@ -196,7 +196,7 @@ def test_auto_memory_is_cut_at_200_lines_with_the_clients_warning(tmp_path: Path
     git_init(tmp_path / "repo")
     memory = "\n".join(f"- entry {i}" for i in range(250))
     build(tmp_path, {f"home/.claude/projects/{slug(tmp_path / 'repo')}/memory/MEMORY.md": memory})
-    (source,) = run(tmp_path, "repo").sources
+    (source,) = run(tmp_path, "repo", client_version="2.1.197").sources
     expected = "\n".join(f"- entry {i}" for i in range(200)) + (
         "\n\n> WARNING: MEMORY.md is 250 lines (limit: 200). Only part of it was loaded. "
         "Keep index entries to one line under ~200 chars; move detail into topic files."

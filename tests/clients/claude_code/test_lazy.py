@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from tests.helpers.trees import build, git_init, run
 
@@ -29,23 +32,38 @@ def _setup(tmp_path: Path) -> None:
     build(tmp_path, TREE)
 
 
-def test_touch_attaches_nested_files_then_matching_conditional_rules(tmp_path: Path) -> None:
+def _listed(directory: Path) -> list[str]:
+    """The names in `directory` in the order the filesystem lists them (the client's)."""
+    with os.scandir(directory) as entries:
+        return [entry.name for entry in entries]
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_touch_attaches_nested_files_and_their_rules_in_place_then_conditional_rules(
+    tmp_path: Path, version: str
+) -> None:
+    """Each nested directory's rules (unconditional, and conditional ones that match, in
+    directory order) come at its position, before the conditional rules of cwd and above
+    (SPEC 4b, found by fuzzing 2.1.197; ctxasm put them last before)."""
     _setup(tmp_path)
-    start = run(tmp_path, "repo")
+    start = run(tmp_path, "repo", client_version=version)
     after = start.touch(tmp_path / "repo/api/src/app.ts")
+    api_rules = {
+        "api-always.md": "rule in api/.claude/rules, on the way to api/src/app.ts",
+        "api-src.md": "paths: 'src' matched api/src/app.ts",
+    }
     assert [(s.display, s.reason.text) for s in after.attached(start)] == [
         ("api/CLAUDE.md", "in api, on the way to api/src/app.ts"),
         ("api/.claude/CLAUDE.md", "in api, on the way to api/src/app.ts"),
         ("api/CLAUDE.local.md", "in api, on the way to api/src/app.ts"),
-        (
-            "api/.claude/rules/api-always.md",
-            "rule in api/.claude/rules, on the way to api/src/app.ts",
+        *(
+            (f"api/.claude/rules/{name}", api_rules[name])
+            for name in _listed(tmp_path / "repo/api/.claude/rules")
         ),
         ("api/src/CLAUDE.md", "in api/src, on the way to api/src/app.ts"),
         (f"{tmp_path}/managed/.claude/rules/managed-api.md", "paths: 'api' matched api/src/app.ts"),
         ("~/.claude/rules/user-ts.md", "paths: '**/*.ts' matched api/src/app.ts"),
         (".claude/rules/root-ts.md", "paths: 'api/src/*.ts' matched api/src/app.ts"),
-        ("api/.claude/rules/api-src.md", "paths: 'src' matched api/src/app.ts"),
     ]
     assert all(s.lazy and s.layer.value == "subdirectory" for s in after.attached(start))
 

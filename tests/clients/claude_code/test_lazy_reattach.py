@@ -1,5 +1,5 @@
-"""A read attaches again what was loaded at start: the client skips only the files earlier
-reads attached. One case each: imported at start then reached by a read; attached by one
+"""Up to Claude Code 2.1.197 a read attaches again what was loaded at start: the client skips
+only the files earlier reads attached (2.1.332 skips them too, SPEC 4b.7). One case each: imported at start then reached by a read; attached by one
 read and reached by a later one; imports shared between the two; and the same answers from
 `Assembly.touch`, `assemble(touched=...)`, the `Assembler` and `explain`."""
 
@@ -25,10 +25,22 @@ TREE = {
 }
 
 
-def _start(tmp: Path) -> Assembly:
+OLD = "2.1.197"
+
+
+def _start(tmp: Path, version: str = OLD) -> Assembly:
     git_init(tmp / "repo")
     build(tmp, TREE)
-    return run(tmp, "repo")
+    return run(tmp, "repo", client_version=version)
+
+
+def test_from_2_1_332_a_file_imported_at_start_is_not_attached_again(tmp_path: Path) -> None:
+    """SPEC 4b.7: a nested file already in the start context through an import stays out
+    when a read reaches it; only what nothing loaded yet is attached."""
+    start = _start(tmp_path, "2.1.332")
+    after = start.touch(tmp_path / "repo/sub/a/x.ts")
+    assert [s.display for s in after.attached(start)] == ["sub/a/CLAUDE.md", "sub/common.md"]
+    assert start.client_version == "2.1.332"
 
 
 def test_a_file_imported_at_start_is_attached_again_with_its_imports(tmp_path: Path) -> None:
@@ -73,11 +85,11 @@ def test_every_way_in_gives_the_same_attachments(tmp_path: Path) -> None:
     start = _start(tmp_path)
     reads = [tmp_path / "repo/sub/a/x.ts", tmp_path / "repo/sub/b/y.ts"]
     stepwise = start.touch(reads[0]).touch(reads[1])
-    direct = run(tmp_path, "repo", touched=reads)
-    live = Assembler(tmp_path / "repo", **machine(tmp_path)).assemble(reads)
+    direct = run(tmp_path, "repo", touched=reads, client_version=OLD)
+    live = Assembler(tmp_path / "repo", **machine(tmp_path), client_version=OLD).assemble(reads)
     assert direct.render("claude-code") == stepwise.render("claude-code")
     assert live.render("claude-code") == stepwise.render("claude-code")
-    explained = explain(tmp_path / "repo", touched=reads, **machine(tmp_path))
+    explained = explain(tmp_path / "repo", touched=reads, **machine(tmp_path), client_version=OLD)
     loaded = [(r.path, r.lazy) for r in explained.rows if r.status is Status.LOADED]
     assert loaded == [(s.display, s.lazy) for s in stepwise.sources]
     assert ("sub/CLAUDE.md", False) in loaded and ("sub/CLAUDE.md", True) in loaded

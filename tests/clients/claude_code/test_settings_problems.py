@@ -45,7 +45,10 @@ def test_wrong_typed_settings_are_reported(tmp_path: Path, settings: str, key: s
     assert problem.path == ".claude/settings.json" and repr(key) in problem.message
 
 
-def test_string_entries_of_a_mixed_exclude_list_still_apply(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_a_mixed_exclude_list_is_ignored_whole(tmp_path: Path, version: str) -> None:
+    """A `claudeMdExcludes` list holding any non-string entry is ignored as a whole (SPEC 4b,
+    found by fuzzing 2.1.197): its string patterns exclude nothing (they did before)."""
     git_init(tmp_path / "repo")
     build(
         tmp_path,
@@ -54,6 +57,6 @@ def test_string_entries_of_a_mixed_exclude_list_still_apply(tmp_path: Path) -> N
             "repo/.claude/settings.json": '{"claudeMdExcludes": [1, "**/CLAUDE.md"]}',
         },
     )
-    a = run(tmp_path, "repo")
-    assert a.sources == ()
-    assert sorted(d.code for d in a.diagnostics) == ["CTX405", "CTX701"]
+    a = run(tmp_path, "repo", client_version=version)
+    assert [s.content for s in a.sources] == ["hi"]
+    assert [d.code for d in a.diagnostics] == ["CTX701"]

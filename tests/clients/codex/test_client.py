@@ -17,6 +17,7 @@ from tests.helpers.cli import ctxasm
 from tests.helpers.trees import Link, build, codes, git_init, listing, machine
 
 WRAP = "# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"
+GLOBAL_ONLY = "# AGENTS.md instructions\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"
 
 
 def _codex(tmp: Path, cwd: Path, **options: object) -> Assembly:
@@ -69,8 +70,28 @@ def test_an_empty_global_override_falls_through_and_codex_home_is_honoured(tmp_p
     assembly = _codex(
         tmp_path, tmp_path / "work", environ={"CODEX_HOME": str(tmp_path / "elsewhere")}
     )
-    cwd = os.path.realpath(tmp_path / "work")
-    assert assembly.render("codex") == WRAP.format(cwd=cwd, text="from CODEX_HOME")
+    # Only CODEX_HOME's file contributes: no directory in the header (SPEC 4b, Codex 0.171).
+    assert assembly.render("codex") == GLOBAL_ONLY.format(text="from CODEX_HOME")
+
+
+@pytest.mark.parametrize(
+    ("files", "config"),
+    [
+        ({}, ""),  # no project doc
+        ({"repo/AGENTS.md": " \n\n"}, ""),  # a blank one
+        ({"repo/AGENTS.md": "project"}, "project_doc_max_bytes = 0\n"),  # none read
+    ],
+)
+def test_the_header_names_no_directory_when_only_the_global_file_contributes(
+    tmp_path: Path, files: dict[str, str], config: str
+) -> None:
+    """SPEC 4b (Codex 0.171): `# AGENTS.md instructions`, without ` for <cwd>`, when no
+    project doc contributes (ctxasm named cwd before)."""
+    build(tmp_path, {"home/.codex/AGENTS.md": "mine", "home/.codex/config.toml": config, **files})
+    git_init(tmp_path / "repo")
+    assembly = _codex(tmp_path, tmp_path / "repo")
+    assert assembly.render("codex") == GLOBAL_ONLY.format(text="mine")
+    assert assembly.client_version == "0.171"
 
 
 def test_fallback_names_from_config_and_no_git_root_means_cwd_only(tmp_path: Path) -> None:
@@ -271,7 +292,7 @@ def test_lint_names_the_line_where_codex_stops_and_spares_skill_files(tmp_path: 
             "repo/.agents/skills/deploy/references/AGENTS.md": long,
         },
     )
-    result = lint(base=repo, **machine(tmp_path))
+    result = lint(base=repo, ignore=["CTX605"], **machine(tmp_path))
     found = {(f.path, f.code, f.line) for f in result.findings}
     assert ("AGENTS.md", "CTX901", 32768 // len("rule 0000: keep it\n") + 1) in found
     assert ("AGENTS.md", "CTX101", 201) in found
@@ -281,6 +302,6 @@ def test_lint_names_the_line_where_codex_stops_and_spares_skill_files(tmp_path: 
 
 def test_lint_reports_a_doc_codex_drops_once_the_budget_is_spent(tmp_path: Path) -> None:
     repo = _repo(tmp_path, {"repo/AGENTS.md": "x" * 40_000, "repo/app/AGENTS.md": "app rules\n"})
-    result = lint(["app/AGENTS.md"], base=repo, **machine(tmp_path))
+    result = lint(["app/AGENTS.md"], base=repo, ignore=["CTX605"], **machine(tmp_path))
     assert [(f.code, f.line) for f in result.findings] == [("CTX902", 1)]
     assert "32,768-byte project_doc_max_bytes is spent" in result.findings[0].message

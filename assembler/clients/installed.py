@@ -1,0 +1,92 @@
+"""The release of an agent installed on this machine, as the agent itself reports it.
+
+`--client-version installed` runs the client's own `--version` (`Client.version_command`),
+found on the run's `PATH`, with its no-network variables set (`Client.version_environ`): no
+network, at most `TIMEOUT_S` seconds and `MAX_OUTPUT` bytes of output read, and the first
+release number in what it prints is the answer. Anything else is a `RequestError` that says
+how to go on without it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Mapping, Sequence
+
+from ..display import shown
+from ..errors import RequestError
+
+TIMEOUT_S = 10.0
+MAX_OUTPUT = 4096
+_RELEASE = re.compile(r"(?<![\d.])\d{1,9}(?:\.\d{1,9}){1,3}(?![\d.])")
+
+
+def installed_version(
+    title: str, command: Sequence[str], environ: Mapping[str, str], quiet: Mapping[str, str]
+) -> str:
+    """The release `command` (the client's `--version`) prints; `quiet`: variables that keep
+    the client off the network while it answers."""
+    if not command:
+        raise RequestError(f"{title} cannot be asked its version; pass --client-version latest")
+    executable = shutil.which(command[0], path=environ.get("PATH") or os.defpath)
+    then = "pass --client-version with a modelled version (or latest)"
+    if executable is None:
+        raise RequestError(f"{command[0]}: {title} is not installed (not on PATH); {then}")
+    out = _run_bounded([executable, *command[1:]], {**environ, **quiet})
+    if out is None:
+        raise RequestError(
+            f"{command[0]} {' '.join(command[1:])} did not answer within {TIMEOUT_S:g} s; {then}"
+        )
+    found = _RELEASE.search(out)
+    if found is None:
+        said = shown(out.strip().splitlines()[0] if out.strip() else "nothing")
+        raise RequestError(f"{command[0]} printed no release number ({said!r}); {then}")
+    return found.group()
+
+
+def _run_bounded(argv: list[str], env: Mapping[str, str]) -> str | None:
+    """The first `MAX_OUTPUT` bytes `argv` prints, or None when it does not finish in time."""
+    try:
+        child = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=dict(env),
+            start_new_session=True,  # its own process group: a timeout ends all of it
+        )
+    except OSError as err:
+        raise RequestError(
+            f"{argv[0]}: cannot run it ({err.strerror}); pass --client-version with a "
+            "modelled version (or latest)"
+        ) from None
+    got: list[bytes] = []
+    assert child.stdout is not None
+    reader = threading.Thread(target=lambda: got.append(child.stdout.read(MAX_OUTPUT)))  # type: ignore[union-attr]
+    reader.start()
+    reader.join(TIMEOUT_S)
+    finished = not reader.is_alive()
+    if not finished or child.poll() is None:
+        try:
+            child.wait(timeout=0 if not finished else 1)
+        except subprocess.TimeoutExpired:
+            _kill(child)
+    reader.join()
+    child.stdout.close()
+    if not finished:
+        return None
+    return b"".join(got).decode("utf-8", "replace")
+
+
+def _kill(child: subprocess.Popen[bytes]) -> None:
+    killpg = getattr(os, "killpg", None)  # POSIX: the whole group it may have started
+    try:
+        if killpg is None:
+            raise OSError
+        killpg(child.pid, 9)
+    except OSError:
+        child.kill()
+    child.wait()
