@@ -10,6 +10,8 @@ A client (a subclass of `Client`) says, for its agent:
     reads even when git ignores them: `read_when_ignored`), what each is (`classify`), which
     lint checks apply to them (`lint_codes`), its own checks and codes (`check_file`,
     `own_codes`) and its own words in the shared checks' advice (`advice`);
+  * how its program runs headless against a local stand-in for its provider, and where its
+    request carries the instruction files (`headless`, for `ctxasm verify`);
   * the facts of its machine that other layers need as values: the environment variables
     that move its home directory (`home_variables`), a date its environment fixes (`date`).
 What `watch` and the `Assembler` observe needs no answer of its own: every file a client
@@ -34,6 +36,7 @@ from ..codes import Code
 from ..discovery.context import Discovery, Run
 from ..errors import SkillError
 from ..model import Assembled, Skill, Source
+from .headless import Headless
 
 # The variables of a client format's template: `(assembly, date) -> {name: value}`.
 FormatContext = Callable[[Assembled, str], Mapping[str, Any]]
@@ -197,6 +200,13 @@ class Client(abc.ABC, Generic[S]):
         `--policy all`): a built-in policy's name or a policy TOML path; by default the
         built-in policy of its own name."""
         return self.name
+
+    @property
+    def headless(self) -> Headless | None:
+        """How to run its program headless against a local stand-in for its provider, and
+        where its request carries the instruction files (`ctxasm verify`); None: it cannot
+        be checked that way."""
+        return None
 
     def touch(
         self, run: Run, state: S, target: Path, already: Collection[str]

@@ -31,6 +31,7 @@ COMMANDS = {
     "explain": Lazy("explain", "Show every candidate source and its fate."),
     "lint": Lazy("lint", "Check instruction files (all by default)."),
     "render": Lazy("render", "Print the context an agent started in PATH sees."),
+    "verify": Lazy("verify", "Check ctxasm against the agent's own program, offline."),
     "watch": Lazy("watch", "Render again whenever a source changes."),
 }
 

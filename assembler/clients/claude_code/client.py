@@ -27,7 +27,9 @@ from ...model import Assembled, Layer, Reason, Skill, Why
 from ...parsing.markdown import strip_block_comments
 from ...tokens import estimate_tokens
 from ..base import Advice, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
+from ..headless import Headless
 from .codes import CODES
+from .headless import ClaudeCodeHeadless
 from .settings import (
     CONFIG_DIR_VARIABLE,
     MANAGED_SETTINGS_DISPLAY,
@@ -180,6 +182,10 @@ class ClaudeCode(Client[ClaudeSetup]):
             return FileRole(FileKind.MEMORY, path.parent)
         kind = _FILE_NAMES.get(path.name)
         return FileRole(kind, path.parent) if kind is not None else None
+
+    @property
+    def headless(self) -> Headless:
+        return HEADLESS
 
 
 CLIENT = ClaudeCode()
@@ -405,3 +411,7 @@ def first_user_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
     ]
     reminders = [{"path": as_client_reads(s.path), "content": s.content} for s in live if s.lazy]
     return {"entries": entries, "reminders": reminders, "date": date}
+
+
+# How `ctxasm verify` runs it (`headless`), in its words above.
+HEADLESS = ClaudeCodeHeadless(DESCRIPTIONS.values())
