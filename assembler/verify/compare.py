@@ -44,8 +44,8 @@ def differences(where: str, client: Sequence[Part], ours: Sequence[Part]) -> lis
     matcher = difflib.SequenceMatcher(
         a=[p.label for p in client], b=[p.label for p in ours], autojunk=False
     )
-    only_client: list[Part] = []
-    only_ours: list[Part] = []
+    only_client: list[int] = []
+    only_ours: list[int] = []
     for tag, a0, a1, b0, b1 in matcher.get_opcodes():
         if tag == "equal":
             found += (
@@ -54,19 +54,22 @@ def differences(where: str, client: Sequence[Part], ours: Sequence[Part]) -> lis
                 if theirs.text != mine.text
             )
         else:
-            only_client += client[a0:a1]
-            only_ours += ours[b0:b1]
-    labels_ours = [p.label for p in only_ours]
-    for part in only_client:
-        if part.label in labels_ours:  # the same label elsewhere: it moved
-            mine = only_ours.pop(labels_ours.index(part.label))
-            labels_ours.remove(part.label)
-            found.append(Difference(where, part.label, Kind.MOVED))
-            if part.text != mine.text:
-                found.append(_bytes(where, part, mine))
-        else:
+            only_client += range(a0, a1)
+            only_ours += range(b0, b1)
+    for i in only_client:
+        part = client[i]
+        j = next((j for j in only_ours if ours[j].label == part.label), None)
+        if j is None:
             found.append(Difference(where, part.label, Kind.ONLY_CLIENT, _opening(part)))
-    found += (Difference(where, p.label, Kind.ONLY_CTXASM, _opening(p)) for p in only_ours)
+            continue
+        only_ours.remove(j)  # the same label elsewhere: it moved
+        place = f"part {i + 1} of {len(client)} in the client's, {j + 1} of {len(ours)} in ctxasm's"
+        found.append(Difference(where, part.label, Kind.MOVED, (place,)))
+        if part.text != ours[j].text:
+            found.append(_bytes(where, part, ours[j]))
+    found += (
+        Difference(where, ours[j].label, Kind.ONLY_CTXASM, _opening(ours[j])) for j in only_ours
+    )
     return found
 
 
@@ -103,8 +106,9 @@ def _escaped(text: str) -> str:
 
 
 def _opening(part: Part) -> tuple[str, ...]:
+    """Its size and first line of content (the header's lines, which name it, skipped)."""
     lines = part.text.strip("\n").splitlines()
-    first = next((line for line in lines if line.strip()), "")
+    first = next((ln for ln in lines if ln.strip() and part.label not in ln and ln[:1] != "<"), "")
     return (
         f"{len(part.text.encode('utf-8', 'surrogatepass'))} bytes, starting {shown(first, 100)}",
     )

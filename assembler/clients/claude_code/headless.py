@@ -94,10 +94,15 @@ class ClaudeCodeHeadless(Headless):
         if route != "/v1/messages":
             return json_reply({"type": "error", "error": {"type": "not_found_error"}}, 404)
         calls = read is not None and self.is_turn(path, body)
-        block = _read_call(read) if calls and read is not None else {"type": "text", "text": "ok"}
+        # Ids unique in the conversation: the client merges replies of one message id, and
+        # ignores a call it has answered.
+        turn = len(_messages(body))
+        block = (
+            _read_call(read, turn) if calls and read is not None else {"type": "text", "text": "ok"}
+        )
         stop = "tool_use" if calls else "end_turn"
         message: dict[str, Any] = {
-            "id": "msg_ctxasm_verify", "type": "message", "role": "assistant",
+            "id": f"msg_ctxasm_verify_{turn}", "type": "message", "role": "assistant",
             "model": str(body.get("model") or MODEL), "content": [], "stop_reason": None,
             "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
         }  # fmt: skip
@@ -122,14 +127,14 @@ class ClaudeCodeHeadless(Headless):
         return next((text for text in blocks if PREAMBLE in text), "")
 
     def read_text(self, body: Body) -> str:
+        """The last tool result of the last message, and what follows it there."""
         last = _messages(body)[-1:]
         content = last[0].get("content") if last else None
+        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        results = [i for i, b in enumerate(blocks) if b.get("type") == "tool_result"]
         out = []
-        for block in content if isinstance(content, list) else [content]:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                out += texts(block.get("content"))
-            else:
-                out += texts([block] if isinstance(block, dict) else block)
+        for block in blocks[results[-1] :] if results else []:
+            out += texts(block.get("content") if block.get("type") == "tool_result" else [block])
         return "\n\n".join(out)
 
     def start_parts(self, text: str) -> tuple[Part, ...]:
@@ -178,8 +183,8 @@ def _messages(body: Body) -> list[dict[str, Any]]:
     return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
 
 
-def _read_call(path: str) -> dict[str, Any]:
-    return {"type": "tool_use", "id": "toolu_ctxasm_verify", "name": "Read",
+def _read_call(path: str, turn: int) -> dict[str, Any]:
+    return {"type": "tool_use", "id": f"toolu_ctxasm_verify_{turn}", "name": "Read",
             "input": {"file_path": path}}  # fmt: skip
 
 
