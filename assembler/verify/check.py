@@ -225,7 +225,14 @@ def verify(
             turns = session.capture(directory, timeout)
         shown_steps = (START, *(f"after reading {steps[0].context.display(p)}" for p in paths))
         found = compare(client_sides(headless, turns), ctxasm_sides(headless, steps), shown_steps)
+    # A file of the temporary home is named as the file of the home it was copied from.
+    found = tuple(d._replace(label=_moved(d.label, temp_home, source)) for d in found)
     return Verdict(agent.title, reported, modelled, located, shown_steps, found)
+
+
+def _moved(label: str, temp_home: Path, source: Path) -> str:
+    prefix = f"{temp_home}{os.sep}"
+    return f"{source}{os.sep}{label[len(prefix) :]}" if label.startswith(prefix) else label
 
 
 def _copy_home(

@@ -70,25 +70,31 @@ def lay_out(
     source: Path, target: Path, relatives: Iterable[str], headless: Headless
 ) -> dict[str, bytes]:
     """Copy `relatives` from `source` into `target` (a new, private directory): directories
-    made, links made again (an absolute target inside `source` moved into `target`), regular
-    files copied as `headless.home_file` keeps them. Returns the files written."""
+    made, links made again (an absolute target inside `source` moved into `target`, and what
+    a link leads to inside `source` copied too), regular files copied as
+    `headless.home_file` keeps them. Returns the files written."""
     disk = Disk()
     written: dict[str, bytes] = {}
-    total = 0
-    for count, rel in enumerate(relatives, 1):
-        if count > MAX_ENTRIES:
-            raise VerifyError(
-                f"{shown(str(source))}: more than {MAX_ENTRIES} entries to copy into the temporary home; pass a smaller --home"
-            )
-        origin, copy = source / rel, target / rel
+    pending, done, total = list(relatives), set(), 0
+    while pending:
+        rel = pending.pop(0)
+        if rel in done:
+            continue
+        done.add(rel)
+        if len(done) > MAX_ENTRIES:
+            raise VerifyError(_too_much(source, f"more than {MAX_ENTRIES} entries"))
+        origin = source / rel
         try:
             st = disk.lstat(str(origin))
         except OSError:
             continue  # looked for, not there: the copy has none either
         if stat.S_ISDIR(st.st_mode):
-            copy.mkdir(parents=True, exist_ok=True, mode=0o700)
+            (target / rel).mkdir(parents=True, exist_ok=True, mode=0o700)
         elif stat.S_ISLNK(st.st_mode):
-            _link(origin, copy, source, target)
+            _link(origin, target / rel, source, target)
+            led = os.path.realpath(origin)
+            if _is_under(led, os.path.abspath(source)) and led != os.path.abspath(source):
+                pending.append(os.path.relpath(led, source))
         elif stat.S_ISREG(st.st_mode) and st.st_size <= MAX_FILE:
             result = disk.read(str(origin), MAX_FILE)
             kept = headless.home_file(rel, result.data) if result.ok or result.data else None
@@ -96,12 +102,14 @@ def lay_out(
                 continue
             total += len(kept)
             if total > MAX_TOTAL:
-                raise VerifyError(
-                    f"{shown(str(source))}: more than {MAX_TOTAL // 2**20} MiB to copy into the temporary home; pass a smaller --home"
-                )
-            write_new(copy, kept)
+                raise VerifyError(_too_much(source, f"more than {MAX_TOTAL // 2**20} MiB"))
+            write_new(target / rel, kept)
             written[rel] = kept
     return written
+
+
+def _too_much(source: Path, what: str) -> str:
+    return f"{shown(str(source))}: {what} to copy into the temporary home; pass a smaller --home"
 
 
 def write_files(target: Path, files: Mapping[str, bytes]) -> None:

@@ -16,12 +16,22 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from assembler.clients.claude_code.settings import slug
 from assembler.clients.headless import Body
+from assembler.verify.check import (
+    START,
+    client_of,
+    client_sides,
+    compare,
+    ctxasm_sides,
+    predicted_steps,
+)
+from assembler.verify.compare import Difference, report
+from assembler.verify.process import environment
 from tests.helpers.clients import PINS, Pin
 from tests.helpers.golden import PLACEHOLDER
 from tests.helpers.trees import git_init
@@ -119,3 +129,30 @@ def load(case: Case, pin: Pin) -> dict[str, Any]:
 MACHINE_PATHS = re.compile(
     r"(?<![\w.~$-])/(?:home|root|Users|private|var|opt|tmp)/(?!ctxasm-golden-XXXXXXXX)"
 )
+
+
+def reference_differences(
+    case: Case, pin: Pin, root: Path, plant: Callable[[Path], object] | None = None
+) -> tuple[tuple[str, ...], tuple[Difference, ...]]:
+    """Lay `case` out in `root` (then `plant` a change in it), and compare ctxasm's
+    prediction there with the reference recorded from `pin`, as `ctxasm verify` compares:
+    the steps, and the differences."""
+    _, headless = client_of(case.client)
+    reference = load(case, pin)
+    cwd = lay_out(case, root)
+    if plant is not None:
+        plant(root)
+    environ = environment(root / "home", {})
+    steps = predicted_steps(
+        cwd, case.client, reference["version"], reads(case, root), environ=environ,
+        **machine(root),
+    )  # fmt: skip
+    shown = (START, *(f"after reading {r}" for r in case.reads))
+    client = client_sides(headless, replayed(reference, root))
+    return shown, compare(client, ctxasm_sides(headless, steps), shown)
+
+
+def compare_reference(case: Case, pin: Pin, root: Path) -> str | None:
+    """The report of the differences between ctxasm and the reference, None when none."""
+    shown, found = reference_differences(case, pin, root)
+    return report(f"{pin.key} {case.name}", found, shown) if found else None

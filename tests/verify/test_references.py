@@ -13,27 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from assembler.verify.check import (
-    START,
-    client_of,
-    client_sides,
-    compare,
-    ctxasm_sides,
-    predicted_steps,
-)
-from assembler.verify.compare import report
-from assembler.verify.process import environment
+from assembler.verify.check import client_of, client_sides
 from tests.helpers.client_cases import (
     CASES,
     MACHINE_PATHS,
     REFERENCES,
     Case,
-    lay_out,
+    compare_reference,
     load,
-    machine,
-    reads,
     reference_path,
-    replayed,
 )
 from tests.helpers.clients import PINS, Pin
 
@@ -59,26 +47,9 @@ def _params() -> list[object]:
     return out
 
 
-def check(case: Case, pin: Pin, root: Path, version: str | None = None) -> str | None:
-    """The report of the differences between the reference and ctxasm, None when none."""
-    _, headless = client_of(case.client)
-    reference = load(case, pin)
-    cwd = lay_out(case, root)
-    environ = environment(root / "home", {})
-    steps = predicted_steps(
-        cwd, case.client, version or reference["version"], reads(case, root),
-        environ=environ, **machine(root),
-    )  # fmt: skip
-    shown = (START, *(f"after reading {r}" for r in case.reads))
-    found = compare(
-        client_sides(headless, replayed(reference, root)), ctxasm_sides(headless, steps), shown
-    )
-    return report(f"{pin.key} {case.name}", found, shown) if found else None
-
-
 @pytest.mark.parametrize(("case", "pin"), _params())
 def test_ctxasm_matches_the_recorded_client(case: Case, pin: Pin, fixed_tmp: Path) -> None:
-    found = check(case, pin, fixed_tmp)
+    found = compare_reference(case, pin, fixed_tmp)
     assert found is None, found
 
 
