@@ -44,7 +44,7 @@ _VERIFIABLE = [c.name for c in registry.clients() if c.headless is not None]
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
-    help="The home whose files are copied for the run (default: yours; never written).",
+    help="The home whose files are copied for the run (default: ~; never written).",
 )
 @click.option(
     "--managed-dir",
@@ -72,8 +72,9 @@ def verify(
     client_version: str | None,
     timeout: float,
 ) -> int:
-    """Run the agent's own program on PATH, offline, and compare what it sends with ctxasm:
-    0 the same, 1 different (the report says where), 2 it could not be run."""
+    """Start the agent's own program in PATH, offline, and compare the instruction context it
+    sends with ctxasm's: 0 the same, 1 different (the report says where), 2 it could not be
+    run (docs/verify.md)."""
     verdict = run_verify(
         path,
         policy,

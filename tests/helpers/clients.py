@@ -71,9 +71,8 @@ def installed(pin: Pin, cache: Path = CACHE) -> Path | None:
     return path if not needs_node or shutil.which("node") else None
 
 
-def required() -> bool:
-    """Whether a missing client fails the tests instead of skipping them (CI sets it)."""
-    return os.environ.get("CTXASM_REQUIRE_CLIENTS") == "1"
+# Whether a missing client fails the tests instead of skipping them (CI sets it).
+REQUIRED = os.environ.get("CTXASM_REQUIRE_CLIENTS") == "1"
 
 
 def install(pin: Pin, cache: Path) -> float:

@@ -26,7 +26,7 @@ from tests.helpers.client_cases import (
     recorded,
     replayed,
 )
-from tests.helpers.clients import CACHE, PINS, Pin, installed, required
+from tests.helpers.clients import CACHE, PINS, REQUIRED, Pin, installed
 from tests.verify.test_references import KNOWN, NEEDS_MODEL
 
 pytestmark = pytest.mark.slow
@@ -36,7 +36,7 @@ def _program(pin: Pin) -> Path:
     program = installed(pin)
     if program is None:
         message = f"{pin.package}@{pin.version} is not installed in {CACHE}: run make clients"
-        if required():
+        if REQUIRED:
             pytest.fail(message)
         pytest.skip(message)
     return program
