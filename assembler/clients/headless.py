@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import abc
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 # A request body as JSON: the stand-in parses each one before a client reads it.
 Body = Mapping[str, Any]
+_VERSION = re.compile(r"(\d+\.\d+\.\d+)")
 
 
 class Reply(NamedTuple):
@@ -62,9 +64,11 @@ class Headless(abc.ABC):
     # Why a scripted read cannot be checked, or None when it can (`answer` gets `read`).
     no_reads: str | None = None
 
-    @abc.abstractmethod
     def version(self, output: str) -> str | None:
-        """The version in what `<binary> --version` printed; None when there is none."""
+        """The version in what `<binary> --version` printed (its first `N.N.N`); None when
+        there is none."""
+        found = _VERSION.search(output)
+        return found.group(1) if found else None
 
     @abc.abstractmethod
     def launch(self, base_url: str, home: Callable[[str], bytes | None]) -> Launch:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..assembly import Assembly, assemble, run
@@ -123,33 +123,21 @@ def compare(client: Sides, ours: Sides, steps: Sequence[str]) -> tuple[Differenc
 
 
 class Session:
-    """The stand-in provider serving one run of the program, whose launch (its arguments,
-    variables and the files it needs in `home`) is ready while the `with` block runs."""
+    """One run of the program: its launch (arguments, variables, the files it needs in
+    `home`) against `provider`, the stand-in serving it (`session()` starts both)."""
 
-    def __init__(self, headless: Headless, program: str, home: Path, reads: Sequence[str]):
+    def __init__(
+        self, headless: Headless, program: str, home: Path, reads: Sequence[str], provider: Provider
+    ) -> None:
         self.headless = headless
         self.program = program
         self.home = home
         self.reads = tuple(reads)
-        self.provider = Provider(headless, self.reads)
-        self.environ: dict[str, str] = {}
-        self.argv: tuple[str, ...] = ()
-
-    def __enter__(self) -> Session:
-        self.provider.__enter__()
-        launch = self.headless.launch(self.provider.base_url, self._read_home)
-        temporary.write_files(self.home, launch.files)
-        self.environ = environment(self.home, launch.environ)
-        self.argv = (self.program, *launch.argv)
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.provider.__exit__(kind, error, trace)
+        self.provider = provider
+        launch = headless.launch(provider.base_url, self._read_home)
+        temporary.write_files(home, launch.files)
+        self.environ = environment(home, launch.environ)
+        self.argv = (program, *launch.argv)
 
     def version(self, cwd: Path) -> str:
         """The version the program reports (`--version`)."""
@@ -175,6 +163,15 @@ class Session:
     def _read_home(self, relative: str) -> bytes | None:
         result = Disk().read(str(self.home / relative), temporary.MAX_FILE)
         return result.data if result.ok else None
+
+
+@contextmanager
+def session(
+    headless: Headless, program: str, home: Path, reads: Sequence[str]
+) -> Iterator[Session]:
+    """A `Session` whose stand-in provider serves while the `with` block runs."""
+    with Provider(headless, reads) as provider:
+        yield Session(headless, program, home, reads, provider)
 
 
 def _too_few(program: str, got: int, wanted: int, finished: Finished) -> str:
@@ -217,12 +214,12 @@ def verify(
         temp_home.mkdir(mode=0o700)
         located = locate(program or headless.binary, environment(temp_home, {}), hint)
         _copy_home(directory, client, paths, source, managed, temp_home, headless)
-        with Session(headless, located, temp_home, paths) as session:
-            reported = session.version(directory)
+        with session(headless, located, temp_home, paths) as started:
+            reported = started.version(directory)
             modelled = version or reported
-            machine = {"home": temp_home, "managed_dir": managed, "environ": session.environ}
+            machine = {"home": temp_home, "managed_dir": managed, "environ": started.environ}
             steps = predicted_steps(directory, client, modelled, paths, **machine)
-            turns = session.capture(directory, timeout)
+            turns = started.capture(directory, timeout)
         shown_steps = (START, *(f"after reading {steps[0].context.display(p)}" for p in paths))
         found = compare(client_sides(headless, turns), ctxasm_sides(headless, steps), shown_steps)
     # A file of the temporary home is named as the file of the home it was copied from.

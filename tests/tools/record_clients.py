@@ -1,7 +1,7 @@
 """Records the reference requests of the real clients on the project's fixture trees:
 `tests/data/clients/<client>-<version>/<case>.json` (tests/helpers/client_cases.py).
 
-It is `ctxasm verify`'s own capture (`assembler.verify.check.Session`: the stand-in
+It is `ctxasm verify`'s own capture (`assembler.verify.check.session`: the stand-in
 provider, the program's launch and bounded run, the scripted reads), run on each case laid
 out as the tests lay it out, with each pinned version `make clients` installed:
 
@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from assembler.verify.check import Session, client_of
+from assembler.verify.check import client_of, session
 from tests.helpers.client_cases import BY_NAME, CASES, lay_out, reads, recorded, reference_path
 from tests.helpers.clients import CACHE, installed
 
@@ -36,9 +36,9 @@ def record(name: str) -> list[Path]:
         root = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
         try:
             cwd = lay_out(case, root)
-            with Session(headless, str(program), root / "home", reads(case, root)) as session:
-                version = session.version(cwd)
-                turns = session.capture(cwd)
+            with session(headless, str(program), root / "home", reads(case, root)) as run:
+                version = run.version(cwd)
+                turns = run.capture(cwd)
         finally:
             shutil.rmtree(root)
         reference = {

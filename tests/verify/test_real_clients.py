@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from assembler.verify.check import Session, client_of, client_sides, verify
+from assembler.verify.check import client_of, client_sides, session, verify
 from tests.helpers.cli import ctxasm
 from tests.helpers.client_cases import (
     BY_NAME,
@@ -87,13 +87,13 @@ def test_a_planted_version_makes_verify_fail(fixed_tmp: Path) -> None:
 )
 def test_the_recorder_reproduces_the_reference(case: Case, pin: Pin, fixed_tmp: Path) -> None:
     """What the program sends today is, part by part, what was recorded (the recorder is
-    verify's own capture, `Session`)."""
+    verify's own capture, `session`)."""
     program = _program(pin)
     _, headless = client_of(case.client)
     cwd = lay_out(case, fixed_tmp)
-    with Session(headless, str(program), fixed_tmp / "home", reads(case, fixed_tmp)) as session:
-        assert session.version(cwd) == pin.version
-        turns = session.capture(cwd)
+    with session(headless, str(program), fixed_tmp / "home", reads(case, fixed_tmp)) as run:
+        assert run.version(cwd) == pin.version
+        turns = run.capture(cwd)
     fresh = recorded(turns, headless.kept, fixed_tmp, pin.prefix(CACHE))
     again = client_sides(headless, replayed({"turns": fresh}, fixed_tmp))
     assert again == client_sides(headless, replayed(load(case, pin), fixed_tmp))

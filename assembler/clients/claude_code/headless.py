@@ -45,7 +45,6 @@ _ATTACHED = re.compile(
     r"<system-reminder>\n(?:tool\.call hook additional context: )?Contents of (?P<path>[^\n]+?):\n\n"
 )
 _NEXT_REMINDER = "\n\n<system-reminder>\n"
-_VERSION = re.compile(r"^\s*(\d+\.\d+\.\d+)")
 # The keys of `~/.claude.json` a project entry keeps in the temporary home: the approval of
 # external imports, nothing of the account.
 _APPROVAL = "hasClaudeMdExternalIncludes"
@@ -63,10 +62,6 @@ class ClaudeCodeHeadless(Headless):
             + "|".join(re.escape(d) for d in descriptions)
             + r")\):\n\n"
         )
-
-    def version(self, output: str) -> str | None:
-        found = _VERSION.match(output)
-        return found.group(1) if found else None
 
     def launch(self, base_url: str, home: Callable[[str], bytes | None]) -> Launch:
         return Launch(

@@ -10,7 +10,6 @@ nothing when it reads a file, so there is no read to check.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 
 from ..headless import Body, Headless, Launch, Part, Reply, json_reply, stream_reply, texts
@@ -20,7 +19,6 @@ _PROVIDER = "ctxasm_verify"
 _HEADER = "# AGENTS.md instructions"
 _OPEN = "<INSTRUCTIONS>\n"
 _CLOSE = "\n</INSTRUCTIONS>"
-_VERSION = re.compile(r"(\d+\.\d+\.\d+)")
 
 
 class CodexHeadless(Headless):
@@ -32,10 +30,6 @@ class CodexHeadless(Headless):
     def __init__(self, separator: str) -> None:
         """`separator`: what Codex puts between the global and the project instructions."""
         self._separator = separator
-
-    def version(self, output: str) -> str | None:
-        found = _VERSION.search(output)
-        return found.group(1) if found else None
 
     def launch(self, base_url: str, home: Callable[[str], bytes | None]) -> Launch:
         provider = (

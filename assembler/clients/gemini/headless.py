@@ -40,7 +40,6 @@ _OURS: dict[str, dict[str, Any]] = {
 _GLOBAL = ("# Contextual Instructions (GEMINI.md)\n", "</loaded_context>")
 _PROJECT = ("<loaded_context>\n<project_context>\n", "</project_context>\n</loaded_context>")
 _ENTRY = re.compile(r"(?:^|\n)--- Context from: (?P<path>[^\n]+?) ---\n")
-_VERSION = re.compile(r"^\s*(\d+\.\d+\.\d+)")
 
 
 class GeminiHeadless(Headless):
@@ -51,10 +50,6 @@ class GeminiHeadless(Headless):
     def __init__(self, discovered: tuple[str, str]) -> None:
         """`discovered`: the lines around the files a read discovers (just-in-time context)."""
         self._discovered = discovered
-
-    def version(self, output: str) -> str | None:
-        found = _VERSION.match(output)
-        return found.group(1) if found else None
 
     def launch(self, base_url: str, home: Callable[[str], bytes | None]) -> Launch:
         return Launch(
