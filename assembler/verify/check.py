@@ -140,11 +140,12 @@ class Session:
         self.argv = (program, *launch.argv)
 
     def version(self, cwd: Path) -> str:
-        """The version the program reports (`--version`)."""
+        """The version the program reports (`--version`), asked with a home of its own: what
+        it writes there stays out of the home the prediction reads."""
         what = f"{shown(self.program)} --version"
-        finished = run_program(
-            [self.program, "--version"], cwd, self.environ, VERSION_TIMEOUT, what
-        )
+        with tempfile.TemporaryDirectory(prefix="ctxasm-verify-version-") as aside:
+            environ = {**self.environ, "HOME": aside}
+            finished = run_program([self.program, "--version"], cwd, environ, VERSION_TIMEOUT, what)
         found = self.headless.version(finished.output) if finished.status == 0 else None
         if found is None:
             raise VerifyError(f"{what}: no version in what it printed: {finished.last_line()}")

@@ -124,3 +124,22 @@ def test_the_program_gets_no_variable_of_ctxasm(fixed_tmp: Path) -> None:
     secret = {"ANTHROPIC_API_KEY": "sk-real", "CLAUDE_CONFIG_DIR": str(fixed_tmp / "elsewhere")}
     ran = ctxasm(args, env={**secret, "PATH": os.environ["PATH"]})
     assert ran.exit_code == 0, ran.output
+
+
+def test_no_version_or_no_directory_exits_2(fixed_tmp: Path) -> None:
+    cwd, args = _setup(fixed_tmp)
+    replay_agent.install(
+        fixed_tmp / "bin", "claude", "Claude Code, version unknown", [], fixed_tmp / "home"
+    )
+    ran = ctxasm(args)
+    assert ran.exit_code == 2
+    assert ran.stderr == (
+        f"ctxasm: {fixed_tmp}/bin/claude --version: no version in what it printed: "
+        "Claude Code, version unknown\n"
+    )
+    args[1] = str(cwd / "nowhere")
+    ran = ctxasm(args)
+    assert (ran.exit_code, ran.stderr) == (
+        2,
+        f"ctxasm: {cwd}/nowhere: not a directory; pass the directory the agent starts in\n",
+    )
