@@ -6,7 +6,7 @@ PY := $(BIN)/python
 STAMP_RUN := $(VENV)/.stamp-run
 STAMP_TEST := $(VENV)/.stamp-test
 
-.PHONY: demo test quick lint typecheck pytest bench wheel clean
+.PHONY: demo test quick lint typecheck pytest bench wheel clean clients
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,12 @@ test: $(STAMP_TEST)
 # The quick loop: the tests not marked slow, one worker per core (pytest-xdist).
 quick: $(STAMP_TEST)
 	$(BIN)/pytest -q -m "not slow" -n auto
+
+# The pinned real clients (tests/helpers/clients.py) from npm, each version in its own prefix
+# under $CTXASM_CLIENTS (default ~/.cache/ctxasm/clients, outside the checkout); the tests
+# that run them (tests/verify/test_real_clients.py) run when they are there. Needs npm.
+clients:
+	$(PYTHON) -m tests.helpers.clients install
 
 bench: $(STAMP_TEST)
 	$(PY) -m benchmarks

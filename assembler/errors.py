@@ -43,3 +43,8 @@ class CacheError(AssemblerError):
 class ConversationError(AssemblerError):
     """A conversation step that could not be done (a `raw.jsonl` that cannot be written, a
     summariser that failed): the message list is left as it was."""
+
+
+class VerifyError(AssemblerError):
+    """`ctxasm verify` could not run the client or read what it sent (not installed, no
+    version to read, a timeout, fewer requests than a run makes)."""

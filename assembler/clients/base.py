@@ -10,6 +10,8 @@ A client (a subclass of `Client`) says, for its agent:
     reads even when git ignores them: `read_when_ignored`), what each is (`classify`), which
     lint checks apply to them (`lint_codes`), its own checks and codes (`check_file`,
     `own_codes`) and its own words in the shared checks' advice (`advice`);
+  * how its program runs headless against a local stand-in for its provider, and where its
+    request carries the instruction files (`headless`, for `ctxasm verify`);
   * the facts of its machine that other layers need as values: the environment variables
     that move its home directory (`home_variables`), a date its environment fixes (`date`).
 What `watch` and the `Assembler` observe needs no answer of its own: every file a client
@@ -37,6 +39,7 @@ from ..discovery.loader import AS_WRITTEN, Reading
 from ..errors import RequestError, SkillError
 from ..model import Assembled, Skill, Source
 from ..versions import INSTALLED, LATEST, NO_VERSION, ClientVersion, VersionTable
+from .headless import Headless
 
 # The variables of a client format's template: `(assembly, date) -> {name: value}`.
 FormatContext = Callable[[Assembled, str], Mapping[str, Any]]
@@ -230,6 +233,13 @@ class Client(abc.ABC, Generic[S]):
                 self.title, self.version_command, environ, self.version_environ
             )
         return table.choose(asked, installed)
+
+    @property
+    def headless(self) -> Headless | None:
+        """How to run its program headless against a local stand-in for its provider, and
+        where its request carries the instruction files (`ctxasm verify`); None: it cannot
+        be checked that way."""
+        return None
 
     def touch(
         self, run: Run, state: S, target: Path, already: Collection[str]

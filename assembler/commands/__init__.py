@@ -32,6 +32,7 @@ COMMANDS = {
     "lint": Lazy("lint", "Check instruction files (all by default)."),
     "render": Lazy("render", "Print the context an agent started in PATH sees."),
     "report": Lazy("report", "Write one HTML page of what every agent loads."),
+    "verify": Lazy("verify", "Check ctxasm against the agent's own program, offline."),
     "watch": Lazy("watch", "Render again whenever a source changes."),
 }
 

@@ -30,7 +30,9 @@ from ...parsing.markdown import strip_block_comments
 from ...tokens import estimate_tokens
 from ...versions import ClientVersion
 from ..base import Advice, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
+from ..headless import Headless
 from .codes import CODES
+from .headless import ClaudeCodeHeadless
 from .settings import (
     CONFIG_DIR_VARIABLE,
     MANAGED_SETTINGS_DISPLAY,
@@ -201,6 +203,10 @@ class ClaudeCode(Client[ClaudeSetup]):
             return FileRole(FileKind.MEMORY, path.parent)
         kind = _FILE_NAMES.get(path.name)
         return FileRole(kind, path.parent) if kind is not None else None
+
+    @property
+    def headless(self) -> Headless:
+        return HEADLESS
 
 
 CLIENT = ClaudeCode()
@@ -446,3 +452,7 @@ def first_user_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
             reminders.append({"hook": hook, "touched": s.reason.touched, "items": [item]})
     blocks = facts_at(assembly.client_version).claude_md_block
     return {"entries": entries, "reminders": reminders, "date": date, "blocks": blocks}
+
+
+# How `ctxasm verify` runs it (`headless`), in its words above.
+HEADLESS = ClaudeCodeHeadless(DESCRIPTIONS.values())

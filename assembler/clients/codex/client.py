@@ -35,6 +35,7 @@ from ...discovery.loader import Loader, text_source
 from ...discovery.reader import ReadStatus
 from ...model import Assembled, Cut, Layer, Reason, Source, Why
 from ..base import PLAIN_FILE_CHECKS, Advice, Client, FileKind, FileRole, FormatContext
+from ..headless import Headless
 from ..walk import marked_root, root_to_cwd
 from .codes import (
     CODES,
@@ -45,6 +46,7 @@ from .codes import (
     CODEX_DOCS_FAILED,
 )
 from .config import OVERRIDE, PRIMARY, CodexConfig, read_config
+from .headless import CodexHeadless
 from .versions import TABLE
 
 NAME = "codex"
@@ -90,6 +92,10 @@ class Codex(Client[CodexConfig]):
     def classify(self, path: Path) -> FileRole | None:
         # (An AGENTS.md in a skill's folder is the skill's reference: lint says so first.)
         return FileRole(FileKind.INSTRUCTIONS, path.parent) if path.name in _NAMES else None
+
+    @property
+    def headless(self) -> Headless:
+        return HEADLESS
 
 
 CLIENT = Codex()
@@ -288,3 +294,7 @@ def agents_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
 def _as_sent(source: Source) -> str:
     """A project doc as Codex sends it: raw, unless the token budget trimmed it."""
     return source.raw if source.content == source.raw.strip(RUST_SPACE) else source.content
+
+
+# How `ctxasm verify` runs it (`headless`), in its words above.
+HEADLESS = CodexHeadless(SEPARATOR)

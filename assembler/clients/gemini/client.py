@@ -31,6 +31,7 @@ from ...discovery.context import Discovery, LoadNote, Run
 from ...discovery.loader import Loader, text_source
 from ...model import Assembled, Layer, Reason, Source, Why
 from ..base import PLAIN_FILE_CHECKS, Advice, Client, FileKind, FileRole, FormatContext
+from ..headless import Headless
 from ..walk import DEFAULT_MARKERS, marked_root, root_to_cwd
 from .codes import (
     CODES,
@@ -39,6 +40,7 @@ from .codes import (
     GEMINI_IMPORT_OUTSIDE,
     GEMINI_SETTINGS_INVALID,
 )
+from .headless import GeminiHeadless
 from .imports import Importer
 from .settings import GEMINI_DIR, context_file_names
 from .versions import TABLE
@@ -140,6 +142,10 @@ class Gemini(Client[GeminiState]):
             return FileRole(FileKind.SETTINGS, path.parent.parent)  # its context.fileName
         return FileRole(FileKind.INSTRUCTIONS, path.parent) if path.name == "GEMINI.md" else None
 
+    @property
+    def headless(self) -> Headless:
+        return HEADLESS
+
 
 CLIENT = Gemini()
 
@@ -236,3 +242,7 @@ def gemini_context(assembly: Assembled, date: str) -> Mapping[str, Any]:
         "project_context": _blocks([s for s in live if s.layer is Layer.PROJECT]).strip(JS_SPACE),
         "jit": [JIT_PREFIX + _blocks(group) + JIT_SUFFIX for group in by_touch.values()],
     }
+
+
+# How `ctxasm verify` runs it (`headless`), in its words above.
+HEADLESS = GeminiHeadless((JIT_PREFIX, JIT_SUFFIX))

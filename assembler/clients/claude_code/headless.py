@@ -1,0 +1,194 @@
+"""Claude Code run headless (`claude -p`) against a local stand-in for the Anthropic Messages
+API, and where its requests carry the instruction files (SPEC section 4b, "Running a real
+client headless, offline"; observed on 2.1.197 and 2.1.332).
+
+At start the files are the `claudeMd` text of the first user message: inside the "As you
+answer…" reminder, before `# currentDate` (2.1.197), or a reminder block of their own
+(2.1.332). A Read attaches files to its tool result, one `<system-reminder>` each.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ..headless import (
+    Body,
+    Headless,
+    Launch,
+    Part,
+    Reply,
+    entries,
+    json_reply,
+    stream_reply,
+    texts,
+)
+
+MODEL = "claude-sonnet-4-5"  # the model SPEC 4b runs it with; the stand-in answers any
+PREAMBLE = (
+    "Codebase and user instructions are shown below. Be sure to adhere to these instructions. "
+    "IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them "
+    "exactly as written.\n\n"
+)
+_HEADING = "# claudeMd\n"
+# Where the files end: the date section of 2.1.197's reminder, or the end of 2.1.332's block
+# (followed by the next reminder or nothing).
+_END = re.compile(
+    r"\n# currentDate\nToday's date is \d{4}-\d\d-\d\d\.\n"
+    r"|\n</system-reminder>(?=\s*(?:\Z|<system-reminder>\n(?:Today's date is|As you answer)))"
+)
+# A file a Read attached: `Contents of <path>:` in a reminder of its own (an AGENTS.md
+# through the agents-md plugin's hook, 2.1.332, with the hook's words first).
+_ATTACHED = re.compile(
+    r"<system-reminder>\n(?:tool\.call hook additional context: )?Contents of (?P<path>[^\n]+?):\n\n"
+)
+_NEXT_REMINDER = "\n\n<system-reminder>\n"
+# The keys of `~/.claude.json` a project entry keeps in the temporary home: the approval of
+# external imports, nothing of the account.
+_APPROVAL = "hasClaudeMdExternalIncludes"
+
+
+class ClaudeCodeHeadless(Headless):
+    binary = "claude"
+    format = "claude-code"
+    kept = ("messages",)
+
+    def __init__(self, descriptions: Iterable[str]) -> None:
+        """`descriptions`: the words of each type's header (`Contents of <path> (<words>):`)."""
+        self._entry = re.compile(
+            r"\n\nContents of (?P<path>[^\n]+?) \((?:"
+            + "|".join(re.escape(d) for d in descriptions)
+            + r")\):\n\n"
+        )
+
+    def launch(self, base_url: str, home: Callable[[str], bytes | None]) -> Launch:
+        return Launch(
+            ("-p", "hello", "--model", MODEL),
+            {
+                "ANTHROPIC_BASE_URL": base_url,
+                "ANTHROPIC_API_KEY": "sk-ant-ctxasm-verify-not-a-key",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+            },
+        )
+
+    def is_turn(self, path: str, body: Body) -> bool:
+        tools = body.get("tools")
+        return (
+            path.split("?")[0] == "/v1/messages"
+            and isinstance(tools, list)
+            and any(isinstance(t, dict) and t.get("name") == "Read" for t in tools)
+        )
+
+    def answer(self, path: str, body: Body, read: str | None) -> Reply:
+        route = path.split("?")[0]
+        if route == "/v1/messages/count_tokens":
+            return json_reply({"input_tokens": 1})
+        if route != "/v1/messages":
+            return json_reply({"type": "error", "error": {"type": "not_found_error"}}, 404)
+        calls = read is not None and self.is_turn(path, body)
+        # Ids unique in the conversation: the client merges replies of one message id, and
+        # ignores a call it has answered.
+        turn = len(_messages(body))
+        block = (
+            _read_call(read, turn) if calls and read is not None else {"type": "text", "text": "ok"}
+        )
+        stop = "tool_use" if calls else "end_turn"
+        message: dict[str, Any] = {
+            "id": f"msg_ctxasm_verify_{turn}", "type": "message", "role": "assistant",
+            "model": str(body.get("model") or MODEL), "content": [], "stop_reason": None,
+            "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+        }  # fmt: skip
+        if not body.get("stream"):
+            return json_reply({**message, "content": [block], "stop_reason": stop})
+        return stream_reply(
+            (name, {"type": name, **data})
+            for name, data in (
+                ("message_start", {"message": message}),
+                ("content_block_start", {"index": 0, "content_block": _opening(block)}),
+                ("content_block_delta", {"index": 0, "delta": _delta(block)}),
+                ("content_block_stop", {"index": 0}),
+                ("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
+                                   "usage": {"output_tokens": 1}}),
+                ("message_stop", {}),
+            )
+        )  # fmt: skip
+
+    def start_text(self, body: Body) -> str:
+        first = _messages(body)[:1]
+        blocks = texts(first[0].get("content")) if first else []
+        return next((text for text in blocks if PREAMBLE in text), "")
+
+    def read_text(self, body: Body) -> str:
+        """The last tool result of the last message, and what follows it there."""
+        last = _messages(body)[-1:]
+        content = last[0].get("content") if last else None
+        blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        results = [i for i, b in enumerate(blocks) if b.get("type") == "tool_result"]
+        out = []
+        for block in blocks[results[-1] :] if results else []:
+            out += texts(block.get("content") if block.get("type") == "tool_result" else [block])
+        return "\n\n".join(out)
+
+    def start_parts(self, text: str) -> tuple[Part, ...]:
+        begin = text.find(PREAMBLE)
+        if begin == -1:
+            return ()
+        if text[:begin].endswith(_HEADING):
+            begin -= len(_HEADING)
+        end = _END.search(text, begin + len(PREAMBLE))
+        region = text[begin : end.start() if end else len(text)]
+        body_at = region.find(PREAMBLE) + len(PREAMBLE)
+        # Each entry starts at the blank line before its header; the first at the preamble's.
+        starts = [
+            (max(m.start(), body_at), m.group("path"))
+            for m in self._entry.finditer(region, body_at - 2)
+        ]
+        return entries(region, starts, "(the heading of the files)")
+
+    def read_parts(self, text: str) -> tuple[Part, ...]:
+        parts = []
+        for found in _ATTACHED.finditer(text):
+            end = text.find(_NEXT_REMINDER, found.end())
+            parts.append(
+                Part(found.group("path"), text[found.start() : len(text) if end == -1 else end])
+            )
+        return tuple(parts)
+
+    def home_file(self, relative: str, data: bytes) -> bytes | None:
+        if relative != ".claude.json":
+            return data
+        try:
+            config = json.loads(data)
+        except ValueError:
+            return None  # neither the client nor ctxasm reads approvals from it
+        projects = config.get("projects") if isinstance(config, dict) else None
+        kept = {
+            path: {k: v for k, v in entry.items() if k.startswith(_APPROVAL)}
+            for path, entry in (projects.items() if isinstance(projects, dict) else ())
+            if isinstance(entry, dict) and any(k.startswith(_APPROVAL) for k in entry)
+        }
+        return json.dumps({"projects": kept}, indent=2).encode()
+
+
+def _messages(body: Body) -> list[dict[str, Any]]:
+    messages = body.get("messages")
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def _read_call(path: str, turn: int) -> dict[str, Any]:
+    return {"type": "tool_use", "id": f"toolu_ctxasm_verify_{turn}", "name": "Read",
+            "input": {"file_path": path}}  # fmt: skip
+
+
+def _opening(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A streamed block starts empty; its delta carries the rest."""
+    return {**block, "input": {}} if block["type"] == "tool_use" else {**block, "text": ""}
+
+
+def _delta(block: Mapping[str, Any]) -> dict[str, Any]:
+    if block["type"] == "tool_use":
+        return {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+    return {"type": "text_delta", "text": block["text"]}
