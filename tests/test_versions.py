@@ -11,6 +11,7 @@ import pytest
 
 from assembler import Assembler, assemble
 from assembler.errors import RequestError
+from assembler.live.side_by_side import side_by_side
 from assembler.versions import ClientVersion, Fact, VersionTable, checked_asked
 from tests.helpers.cli import ctxasm
 from tests.helpers.trees import build, git_init, machine, run
@@ -205,3 +206,21 @@ def test_explain_all_takes_latest_or_installed_only(tmp_path: Path) -> None:
         '"client_version": "0.171"' in shown.stdout
         and '"client_version": "2.1.332"' in shown.stdout
     )
+
+
+def test_explain_all_asks_each_installed_agent_and_models_the_others_as_they_are(
+    tmp_path: Path,
+) -> None:
+    """`--policy all --client-version installed`: each agent with a version table asks its
+    own program; Cursor and Copilot, modelled at no particular release, are not an error."""
+    options = _installed(tmp_path, "2.1.197 (Claude Code)")
+    _fake_client(tmp_path / "bin", "codex", "codex-cli 0.171.0")
+    _fake_client(tmp_path / "bin", "gemini", "0.61.0")
+    side = side_by_side(tmp_path / "repo", client_version="installed", **options)  # type: ignore[arg-type]
+    assert {run.client: run.explanation.assembly.client_version for run in side.agents} == {
+        "claude-code": "2.1.197",
+        "codex": "0.171",
+        "gemini": "0.61",
+        "cursor": "",
+        "copilot": "",
+    }

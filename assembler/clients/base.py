@@ -219,7 +219,9 @@ class Client(abc.ABC, Generic[S]):
         for the newest, `installed` to ask the installed client, a release number)."""
         table = self.versions
         if table is None:
-            if asked is None or asked == LATEST:
+            # No particular release modelled: the newest and the installed one are the same
+            # model (nothing to ask; `installed` for every agent of `--policy all`).
+            if asked is None or asked in (LATEST, INSTALLED):
                 return NO_VERSION._replace(asked=asked or "")
             raise RequestError(
                 f"client version {asked}: ctxasm models no particular release of "

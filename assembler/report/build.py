@@ -98,6 +98,11 @@ class AgentPage(NamedTuple):
     compared: bool  # whether `cache` holds a comparison with its snapshot
 
     @property
+    def version(self) -> str:
+        """The release of the agent modelled ("" when ctxasm models no particular one)."""
+        return self.run.explanation.assembly.client_version
+
+    @property
     def explanation(self) -> Explanation:
         return self.run.explanation
 

@@ -85,3 +85,25 @@ def test_policy_is_no_option_every_agent_runs_its_own(tmp_path: Path) -> None:
     repo, machine = _tree(tmp_path)
     ran = ctxasm(["report", str(repo), *machine, "--policy", "codex"])
     assert ran.exit_code == 2 and "No such option '--policy'" in ran.stderr
+
+
+def test_each_agent_is_named_with_the_release_modelled(tmp_path: Path) -> None:
+    """Every agent's release is on the page (issue 27: "each with its modelled version");
+    `--client-version latest` is every agent's newest model, and one release, which is one
+    agent's, is a usage error in one line, as for `explain --policy all`."""
+    repo, machine = _tree(tmp_path)
+    out = tmp_path / "page.html"
+    ran = ctxasm(["report", str(repo), *machine, "--out", str(out), "--client-version", "latest"])
+    assert ran.exit_code == 0, ran.stderr
+    page = out.read_text(encoding="utf-8")
+    for line in (
+        "Claude Code 2.1.332 <span",
+        "Codex 0.171 <span",
+        "Gemini CLI 0.61 <span",
+        '<p class="muted">modelled at 2.1.332</p>',
+        '<p class="muted">no particular release</p>',
+    ):
+        assert line in page
+    one = ctxasm(["report", str(repo), *machine, "--out", str(out), "--client-version", "2.1.197"])
+    assert one.exit_code == 2
+    assert one.stderr.count("\n") == 1 and "a release is one agent's" in one.stderr
