@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from ..assembly import assemble
+from ..assembly import Assembly, assemble
+from ..clients import registry
+from ..display import counted
 from ..errors import RequestError
+from ..live.side_by_side import Elsewhere, loading_elsewhere
 from ..output.tiers import RequestOptions
 from ..request import checked_date
 from .echo import finish, write_output
@@ -59,4 +63,17 @@ def render(
     """Print the context an agent started in PATH would see."""
     assembly = assemble(path, environment=env, **discovery.options())
     write_output(assembly.render(fmt, date=date, options=request), out, assembly)
+    if elsewhere := loading_elsewhere(assembly, path, **discovery.options()):
+        click.echo(f"ctxasm: {elsewhere_line(assembly, elsewhere)}", err=True)
     return finish(assembly)
+
+
+def elsewhere_line(assembly: Assembly, elsewhere: Sequence[Elsewhere]) -> str:
+    """One line: nothing loads for this agent, but these agents load files here."""
+    others = "; ".join(
+        f"{e.title} loads {counted(e.files, 'file')} (--policy {e.policy})" for e in elsewhere
+    )
+    title = registry.get(assembly.policy.client).title
+    return (
+        f"nothing loads here for {title}; {others}; all side by side: ctxasm explain --policy all"
+    )

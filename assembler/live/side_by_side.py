@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Unpack
 
+from ..assembly import Assembly
+from ..assembly import run as assemble_run
 from ..budget import BUDGET_MARKER
 from ..clients import registry
 from ..clients.base import Client
@@ -132,6 +134,35 @@ class SideBySide(NamedTuple):
 def agents() -> tuple[Client[Any], ...]:
     """The registered clients that are coding agents of a repository, in registry order."""
     return tuple(c for c in registry.clients() if c.repository_agent)
+
+
+class Elsewhere(NamedTuple):
+    """Another agent that loads files where the one asked loads none."""
+
+    policy: str  # its built-in policy, for `--policy`
+    title: str
+    files: int
+
+
+def loading_elsewhere(
+    assembly: Assembly, cwd: PathLike | Request = ".", **options: Unpack[Options]
+) -> tuple[Elsewhere, ...]:
+    """When `assembly` (of `cwd` with `options`) loads nothing: the other repository agents
+    that load files there, each with its own policy and the same machine, so a command can
+    say where to look. Nothing is run when it loads something."""
+    if assembly.sources:
+        return ()
+    request = Request.of(cwd, **options)
+    version = request.client_version if request.client_version in (LATEST, INSTALLED) else None
+    out = []
+    for client in agents():
+        if client.name == assembly.policy.client:
+            continue
+        policy = agent_policy(client)
+        other = assemble_run(request._replace(policy=policy, client_version=version, touched=()))
+        if other.sources:
+            out.append(Elsewhere(policy.name, client.title, len(other.sources)))
+    return tuple(out)
 
 
 def side_by_side(

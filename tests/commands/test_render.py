@@ -172,3 +172,21 @@ def test_another_agents_format_is_a_usage_error(tmp_path: Path) -> None:
     for fmt in ("xml", "markdown", "json", "anthropic", "openai", "codex"):
         code, out, err = invoke(tmp_path, repo, "--policy", "codex", "--format", fmt)
         assert (code, "agents" in out, err) == (0, True, ""), fmt
+
+
+def test_nothing_loaded_names_the_agents_that_do_load_files_here(tmp_path: Path) -> None:
+    """Issue 26: gemini-cli's eight GEMINI.md rendered 0 bytes under the default policy and
+    said nothing. One line on stderr names each agent that loads files here and how to see
+    them; an agent that loads something says no such line."""
+    repo = git_init(tmp_path / "repo")
+    build(repo, {"GEMINI.md": "# g\n", "pkg/GEMINI.md": "# p\n"})
+    (tmp_path / "home").mkdir()
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    ran = ctxasm(["render", str(repo), *machine])
+    assert (ran.exit_code, ran.stdout) == (0, "")
+    assert ran.stderr == (
+        "ctxasm: nothing loads here for Claude Code; Gemini CLI loads 1 file (--policy gemini); "
+        "all side by side: ctxasm explain --policy all\n"
+    )
+    loaded = ctxasm(["render", str(repo), *machine, "--policy", "gemini"])
+    assert loaded.exit_code == 0 and loaded.stdout and loaded.stderr == ""
