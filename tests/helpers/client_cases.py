@@ -156,3 +156,14 @@ def compare_reference(case: Case, pin: Pin, root: Path) -> str | None:
     """The report of the differences between ctxasm and the reference, None when none."""
     shown, found = reference_differences(case, pin, root)
     return report(f"{pin.key} {case.name}", found, shown) if found else None
+
+
+def case_params() -> list[object]:
+    """Every case at every version it is recorded at, as pytest parameters (`case`, `pin`)."""
+    import pytest
+
+    return [
+        pytest.param(case, pin, id=f"{pin.key}-{case.name}")
+        for case in CASES
+        for pin in case.pins()
+    ]

@@ -21,6 +21,7 @@ from tests.helpers.client_cases import (
     BY_NAME,
     CASES,
     Case,
+    case_params,
     lay_out,
     load,
     machine,
@@ -46,15 +47,7 @@ def _program(pin: Pin) -> Path:
     return program
 
 
-def _params() -> list[object]:
-    return [
-        pytest.param(case, pin, id=f"{pin.key}-{case.name}")
-        for case in CASES
-        for pin in case.pins()
-    ]
-
-
-@pytest.mark.parametrize(("case", "pin"), _params())
+@pytest.mark.parametrize(("case", "pin"), case_params())
 def test_verify_agrees_with_the_installed_client(case: Case, pin: Pin, fixed_tmp: Path) -> None:
     program = _program(pin)
     cwd = lay_out(case, fixed_tmp)

@@ -20,6 +20,7 @@ from tests.helpers.client_cases import (
     MACHINE_PATHS,
     REFERENCES,
     Case,
+    case_params,
     compare_reference,
     load,
     reference_path,
@@ -27,15 +28,7 @@ from tests.helpers.client_cases import (
 from tests.helpers.clients import PINS, Pin
 
 
-def _params() -> list[object]:
-    return [
-        pytest.param(case, pin, id=f"{pin.key}-{case.name}")
-        for case in CASES
-        for pin in case.pins()
-    ]
-
-
-@pytest.mark.parametrize(("case", "pin"), _params())
+@pytest.mark.parametrize(("case", "pin"), case_params())
 def test_ctxasm_matches_the_recorded_client(case: Case, pin: Pin, fixed_tmp: Path) -> None:
     found = compare_reference(case, pin, fixed_tmp)
     assert found is None, found
