@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from ..clients import registry
 from ..display import counted, dumps, shown
-from ..model import Diagnostic, Layer
+from ..model import AgentType, Diagnostic, Layer
+from ..output.render import agent_json
 from ..tokens import estimated
 from .explain import Explanation, Row, Skip, Status, rules_order_text
 
@@ -67,6 +68,7 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
         "cwd": str(a.context.cwd),
         "project_root": str(a.context.project_root),
         "rules_order": explanation.rules_order.value if explanation.rules_order else None,
+        **({"subagent": agent_json(a.agent)} if a.agent is not None else {}),
         "touched": list(a.touched),
         "sources": [_row_json(r) for r in explanation.visible(show_all)],
         "budget": {
@@ -80,6 +82,25 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
         },
         "notes": [diagnostic_json(d) for d in explanation.notes],
     }
+
+
+def agent_text(agent: AgentType) -> str:
+    """A subagent type on one line: what it receives at its start."""
+    files = (
+        "the main agent's conversation, its files included"
+        if agent.shares_parent
+        else "the instruction files loaded at start"
+        if agent.instructions
+        else "no instruction files (only the date)"
+    )
+    skills = "the skills list" if agent.skills else "no skills list"
+    tools = ", ".join(agent.tools) if agent.tools else "all tools"
+    if agent.excluded:
+        tools += f" but {', '.join(agent.excluded)}"
+    model = agent.model or "the main agent's model"
+    prompt = f"; its own prompt, {len(agent.prompt):,} chars" if agent.prompt else ""
+    origin = shown(agent.origin)
+    return f"{agent.name} ({origin}): {files}; {skills}; {tools}; {model}{prompt}"
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
@@ -166,6 +187,8 @@ def show(
     if order is not None and show_all:  # the same every run: shown when everything is asked
         client = explanation.assembly.policy.client
         say(f"rules order: {order.value}: {rules_order_text(order, client)}")
+    if a.agent is not None:
+        say(f"subagent: {agent_text(a.agent)}")
     if a.touched:
         say(f"touched: {', '.join(shown(t) for t in a.touched)}")
     rows, left_out = listed(explanation.visible(show_all))

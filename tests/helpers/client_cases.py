@@ -51,11 +51,18 @@ class Case(NamedTuple):
     cwd: str
     client: str
     reads: tuple[str, ...] = ()
+    subagent: str = ""  # the agent type the main agent starts; its requests are recorded
+    versions: tuple[str, ...] = ()  # the pinned versions it is recorded at (): every one
 
     def pins(self) -> tuple[Pin, ...]:
-        return tuple(p for p in PINS if p.client == self.client)
+        return tuple(
+            p
+            for p in PINS
+            if p.client == self.client and (not self.versions or p.version in self.versions)
+        )
 
 
+_SUBAGENT_READS = ("repo/services/api/src/handlers/users.ts", "repo/web/src/App.tsx")
 CASES = (
     Case("demo-api", "demo", "repo/services/api", "claude-code",
          ("repo/services/api/src/handlers/users.ts",)),
@@ -65,6 +72,15 @@ CASES = (
     Case("agents-only", "codex", "repo/services/api", "claude-code"),
     Case("codex-api", "codex", "repo/services/api", "codex"),
     Case("gemini-app", "gemini", "repo/app", "gemini", ("repo/app/GEMINI.md",)),
+    # What each agent type the Agent tool starts receives, and what its reads attach (SPEC
+    # 4c): built in, custom agents of the project (with and without tools:) and of the user.
+    *(Case(f"subagent-{name}", "subagents", "repo", "claude-code", _SUBAGENT_READS, name,
+           versions)
+      for name, versions in (
+          ("general-purpose", ()), ("claude", ()), ("Explore", ()), ("Plan", ()),
+          ("statusline-setup", ()), ("reviewer", ()), ("helper", ()), ("scribe", ()),
+          ("fork", ("2.1.332",)),
+      )),
 )  # fmt: skip
 BY_NAME = {case.name: case for case in CASES}
 
@@ -145,7 +161,7 @@ def reference_differences(
     environ = environment(root / "home", {})
     steps = predicted_steps(
         cwd, case.client, reference["version"], reads(case, root), environ=environ,
-        **machine(root),
+        subagent=case.subagent or None, **machine(root),
     )  # fmt: skip
     shown = (START, *(f"after reading {r}" for r in case.reads))
     client = client_sides(headless, replayed(reference, root))

@@ -9,6 +9,9 @@ out as the tests lay it out, with each pinned version `make clients` installed:
     .venv/bin/python -m tests.tools.record_clients            # every case and version
     .venv/bin/python -m tests.tools.record_clients demo-api   # one case
 
+A `subagent-NAME` case makes the main agent call the Agent tool for that agent type at its
+first turn, and records the subagent's requests (its start, then after each of its reads).
+
 The tests that read the references need no node (tests/verify/test_references.py).
 """
 
@@ -28,6 +31,11 @@ from tests.helpers.clients import CACHE, installed
 def record(name: str) -> list[Path]:
     case = BY_NAME[name]
     _, headless = client_of(case.client)
+    if case.subagent:  # the main agent starts it; its requests are the turns
+        delegating = headless.delegating(case.subagent)
+        if delegating is None:
+            raise SystemExit(f"{case.name}: {case.client} starts no subagents")
+        headless = delegating
     written = []
     for pin in case.pins():
         program = installed(pin)

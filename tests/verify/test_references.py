@@ -10,10 +10,12 @@ Each reference is compared with ctxasm at the release it was recorded with
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from assembler.clients.claude_code.headless import TASK
 from assembler.verify.check import client_of, client_sides
 from tests.helpers.client_cases import (
     CASES,
@@ -66,5 +68,24 @@ def test_the_references_hold_the_instruction_files() -> None:
             _, headless = client_of(case.client)
             turns = load(case, pin)["turns"]
             files = [p for p in client_sides(headless, turns).start if p.file]
-            empty = case.name == "agents-only" and pin.version == "2.1.197"
+            empty = (case.name == "agents-only" and pin.version == "2.1.197") or case.subagent in (
+                "Explore",
+                "Plan",
+            )
             assert bool(files) is not empty, (case.name, pin.version)
+
+
+def test_the_subagent_references_are_the_subagents_requests() -> None:
+    """Each subagent recording is the subagent's own conversation (the task the main agent
+    handed it), and its first read attached the nested files to its own tool result."""
+    for case in CASES:
+        if not case.subagent:
+            continue
+        for pin in case.pins():
+            _, headless = client_of(case.client)
+            turns = load(case, pin)["turns"]
+            assert TASK in json.dumps(turns[0]["messages"]), (case.name, pin.version)
+            attached = client_sides(headless, turns).reads[0]
+            assert [p.label.rsplit("/repo/", 1)[1] for p in attached][:1] == [
+                "services/api/CLAUDE.md"
+            ], (case.name, pin.version)

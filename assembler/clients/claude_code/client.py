@@ -25,11 +25,11 @@ from ...discovery.locations import is_within
 from ...discovery.prefixes import Prefixes
 from ...discovery.rules import RuleSet, load_rules
 from ...display import PATTERN_CHARS, as_client_reads, shown
-from ...model import Assembled, Layer, Reason, Skill, Why
+from ...model import Assembled, Layer, Reason, Skill, Source, Why
 from ...parsing.markdown import strip_block_comments
 from ...tokens import estimate_tokens
 from ...versions import ClientVersion
-from ..base import Advice, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
+from ..base import Advice, Agents, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
 from ..headless import Headless
 from .codes import CODES
 from .headless import ClaudeCodeHeadless
@@ -150,6 +150,11 @@ class ClaudeCode(Client[ClaudeSetup]):
             setup,
             notes,
         )
+
+    def agents(self, run: Run, started: Sequence[Source] = ()) -> Agents:
+        from .subagents import agents  # read only when a subagent is asked about
+
+        return agents(run, started)
 
     def date(self, environ: Mapping[str, str]) -> str | None:
         return environ.get(DATE_VARIABLE) or None

@@ -1,0 +1,272 @@
+"""The agent types Claude Code's `Agent` tool starts, and what each receives (SPEC 4c,
+recorded through 2.1.197 and 2.1.332: tests/data/clients/*/subagent-*.json).
+
+Built in: `general-purpose` and `claude` (every tool, the instruction files byte for byte as
+the main agent has them, the skills list); `Explore` and `Plan` (no instruction files at all,
+only the date; the skills list; every tool but the editing ones); `statusline-setup` (Read
+and Edit: the instruction files, no skills list); `fork` (2.1.332: the main agent's whole
+conversation). Custom agents are the `*.md` files of `.claude/agents` (each directory from
+cwd up to the git root, as the skills are found, the nearest first) and of the user's
+`~/.claude/agents`: frontmatter `name` and `description` (both needed, or the client skips
+the file), `tools` (a comma-separated string or a list; without it, every tool), `model`;
+the body is the agent's prompt. A project agent wins over a user agent of the same name. A
+custom agent gets the instruction files; the skills list only when its tools include `Skill`.
+
+Every directory is listed and every file read through the run's `Disk`, bounded: at most
+`MAX_AGENT_FILES` definitions per directory, each read up to the policy's skip size.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from ... import codes
+from ...discovery.context import Context, Run
+from ...discovery.disk import Disk
+from ...discovery.reader import ReadStatus
+from ...model import AgentType, Diagnostic, Layer, Source, Why
+from ...parsing import frontmatter as fm
+from ..base import Agents
+from .codes import (
+    AGENT_DUPLICATE,
+    AGENT_FRONTMATTER,
+    AGENT_NO_DESCRIPTION,
+    AGENT_UNKNOWN_TOOL,
+    SUBAGENTS_UNINFORMED,
+)
+from .settings import ClaudeSetup, read_setup
+from .versions import Facts, facts
+
+AGENTS_DIR = "agents"
+MAX_AGENT_FILES = 200  # definitions read from one agents directory (the rest: noted, skipped)
+SKILL_TOOL = "Skill"
+BUILT_IN = "built-in"
+# The tools the main agent has (2.1.197 and 2.1.332, recorded), and the older names a
+# definition may still use; `mcp__server__tool` names and `Tool(pattern)` forms are accepted.
+KNOWN_TOOLS = frozenset(
+    {
+        "Agent", "Bash", "BashOutput", "CronCreate", "CronDelete", "CronList", "Edit",
+        "EnterWorktree", "ExitPlanMode", "ExitWorktree", "Glob", "Grep", "KillShell",
+        "ListAgents", "LS", "Monitor", "MultiEdit", "NotebookEdit", "NotebookRead", "Read",
+        "ReportFindings", "ScheduleWakeup", "SendMessage", "Skill", "SlashCommand", "Task",
+        "TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate",
+        "TodoWrite", "ToolSearch", "WebFetch", "WebSearch", "Workflow", "Write",
+    }
+)  # fmt: skip
+_READ_ONLY_OUT = ("Agent", "Artifact", "ExitPlanMode", "Edit", "Write", "NotebookEdit")
+_ARTIFACT_OUT = ("ArtifactComments", "ArtifactData", "ArtifactCheck")
+# Frontmatter keys the client reads in an agent definition (lint: others are unknown).
+_PROJECT_LAYERS = frozenset({Layer.PROJECT, Layer.LOCAL})
+KEYS = frozenset({"name", "description", "tools", "model", "color", "disallowedTools"})
+
+
+def built_in(known: Facts) -> tuple[AgentType, ...]:
+    """The built-in agent types at a release, in the client's listing order."""
+    read_only_out = (*_READ_ONLY_OUT[:2], *(_ARTIFACT_OUT if known.artifact_tools else ()))
+    read_only_out += _READ_ONLY_OUT[2:]
+    every = AgentType("claude", "Catch-all for any task that doesn't fit a more specific agent",
+                      BUILT_IN, instructions=True, skills=True, tools=())  # fmt: skip
+    explore_model = "" if known.explore_inherits_model else "haiku"
+    types = [
+        every,
+        AgentType("Explore", "Fast read-only search agent for locating code", BUILT_IN,
+                  instructions=False, skills=True, tools=(), excluded=read_only_out,
+                  model=explore_model),
+        every._replace(name="general-purpose", description="General-purpose agent for "
+                       "researching complex questions and executing multi-step tasks"),
+        AgentType("Plan", "Software architect agent for designing implementation plans",
+                  BUILT_IN, instructions=False, skills=True, tools=(), excluded=read_only_out),
+        AgentType("statusline-setup", "Configures the user's Claude Code status line setting",
+                  BUILT_IN, instructions=True, skills=False, tools=("Read", "Edit")),
+    ]  # fmt: skip
+    if known.fork_agent:
+        types.append(
+            AgentType("fork", "The main agent's whole conversation, continued in the background",
+                      BUILT_IN, instructions=True, skills=True, tools=(), shares_parent=True)
+        )  # fmt: skip
+    return tuple(types)
+
+
+def agent_dirs(ctx: Context, setup: ClaudeSetup) -> Iterator[tuple[Path, Layer]]:
+    """Where custom agents are defined, the one that wins first: each `.claude/agents` from
+    cwd up to the git root (outside git: up to, not including, home), then the user's."""
+    home = os.path.normcase(os.path.abspath(ctx.home))
+    directory = ctx.cwd
+    while os.path.normcase(str(directory)) != home:
+        yield directory / ".claude" / AGENTS_DIR, Layer.PROJECT
+        if directory == ctx.git_root or directory.parent == directory:
+            break
+        directory = directory.parent
+    yield setup.config_dir / AGENTS_DIR, Layer.USER
+
+
+class Definition(NamedTuple):
+    """One custom agent's file as read: its agent (None when the client skips it) and what
+    is wrong with it."""
+
+    path: str
+    layer: Layer
+    agent: AgentType | None
+    problems: tuple[tuple[codes.Code, str], ...]
+
+
+def definition_files(directory: Path, disk: Disk) -> tuple[list[str], int]:
+    """The `*.md` files of one agents directory, by name, at most `MAX_AGENT_FILES`; and how
+    many more were left out."""
+    if not disk.is_dir(str(directory)):
+        return [], 0
+    try:
+        entries = disk.scandir(str(directory))
+    except OSError:
+        return [], 0
+    names = sorted(e.name for e in entries if e.name.endswith(".md"))
+    left_out = max(0, len(names) - MAX_AGENT_FILES)
+    return [str(directory / n) for n in names[:MAX_AGENT_FILES]], left_out
+
+
+def read_definition(path: str, layer: Layer, disk: Disk, limit: int) -> Definition | None:
+    """A custom agent's definition (None: not a regular, readable file, skipped)."""
+    result = disk.read(path, limit)
+    if result.status in (ReadStatus.MISSING, ReadStatus.DIRECTORY):
+        return None
+    if not result.ok:
+        why = f"{result.status.value}: the client cannot read it either; fix the file"
+        return Definition(path, layer, None, ((AGENT_FRONTMATTER, why),))
+    return parse_definition(path, layer, result.text)
+
+
+def parse_definition(path: str, layer: Layer, text: str) -> Definition:
+    """What the client makes of a definition's text."""
+    front, body = fm.split_frontmatter(text)
+    problems: list[tuple[codes.Code, str]] = []
+    if front.too_complex or front.error:
+        what = front.too_complex or f"invalid YAML ({front.error})"
+        problems.append((AGENT_FRONTMATTER, f"frontmatter {what}: the client skips the agent"))
+        return Definition(path, layer, None, tuple(problems))
+    data = dict(front.data)
+    name, description = _text(data.get("name")), _text(data.get("description"))
+    if not name:
+        problems.append((AGENT_FRONTMATTER, "no name: the client skips the agent; add one"))
+    if not description:
+        problems.append((AGENT_NO_DESCRIPTION, "no description: the client skips the agent (and the "
+                         "main agent picks agents by it); add one"))  # fmt: skip
+    tools = _tools(data.get("tools"), problems)
+    model = data.get("model")
+    if model is not None and not isinstance(model, str):
+        problems.append((AGENT_FRONTMATTER, "model: is not a string; the client ignores it"))
+    for key in sorted(k for k in data if k not in KEYS):
+        problems.append((AGENT_FRONTMATTER, f"frontmatter key {key!r} is not read by the client"))
+    if not name or not description:
+        return Definition(path, layer, None, tuple(problems))
+    skills = tools is None or SKILL_TOOL in tools
+    agent = AgentType(
+        name, description, path, instructions=True, skills=skills,
+        tools=tools or (), prompt=body.strip(),
+        model=model.strip() if isinstance(model, str) and model.strip() != "inherit" else "",
+    )  # fmt: skip
+    return Definition(path, layer, agent, tuple(problems))
+
+
+def _text(value: object) -> str:
+    """A frontmatter string, trimmed ("" for anything else)."""
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _tools(value: object, problems: list[tuple[codes.Code, str]]) -> tuple[str, ...] | None:
+    """The tools a definition lists (None: every tool), unknown names noted."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        names = [n.strip() for n in value.split(",")]
+    elif isinstance(value, list) and all(isinstance(n, str) for n in value):
+        names = [n.strip() for n in value]
+    else:
+        problems.append((AGENT_FRONTMATTER, "tools: is neither a comma-separated string nor a "
+                         "list of names; the client gives the agent every tool"))  # fmt: skip
+        return None
+    names = [n for n in names if n]
+    if names == ["*"]:
+        return None
+    for name in names:
+        bare = name.split("(", 1)[0]
+        if bare not in KNOWN_TOOLS and not bare.startswith("mcp__"):
+            problems.append((AGENT_UNKNOWN_TOOL, f"tools: {name!r} is no tool of the client; "
+                             "the agent does not get it: check the spelling"))  # fmt: skip
+    return tuple(names)
+
+
+def definitions(run: Run, setup: ClaudeSetup) -> tuple[list[Definition], list[Diagnostic]]:
+    """Every custom agent definition, the winning one of each name first, and what the
+    listing found (directories cut short)."""
+    ctx = run.context
+    found: list[Definition] = []
+    notes: list[Diagnostic] = []
+    for directory, layer in agent_dirs(ctx, setup):
+        files, left_out = definition_files(directory, run.disk)
+        if left_out:
+            notes.append(AGENT_FRONTMATTER.at(
+                ctx.display(str(directory)),
+                f"{left_out} more agent definitions past the first {MAX_AGENT_FILES}: not read",
+            ))  # fmt: skip
+        for path in files:
+            read = read_definition(path, layer, run.disk, run.policy.limits.skip_bytes)
+            if read is not None:
+                found.append(read)
+    return found, notes
+
+
+def agents(run: Run, started: Sequence[Source] = ()) -> Agents:
+    """The agent types at the release `run` models: built in, then custom agents, one per
+    name (a project's wins over the user's); with every problem of the definitions, and
+    where the files the main agent `started` with speak of subagents some types never see."""
+    setup = read_setup(run.context, run.disk, facts(run))
+    types = list(built_in(facts(run)))
+    found, notes = definitions(run, setup)
+    diagnostics = list(notes)
+    seen: dict[str, str] = {}
+    for item in found:
+        shown = run.context.display(item.path)
+        diagnostics += [code.at(shown, message) for code, message in item.problems]
+        if item.agent is None:
+            continue
+        if item.agent.name in seen:
+            diagnostics.append(AGENT_DUPLICATE.at(
+                shown, f"agent {item.agent.name!r} is defined in {seen[item.agent.name]} too, "
+                "which wins: rename one",
+            ))  # fmt: skip
+            continue
+        seen[item.agent.name] = shown
+        # A custom agent of a built-in one's name replaces it.
+        types = [t for t in types if t.name != item.agent.name]
+        types.append(item.agent._replace(origin=shown))
+    diagnostics += uninformed(run.context, started, [t.name for t in types if not t.instructions])
+    return Agents(tuple(types), tuple(diagnostics))
+
+
+# Words of an instruction file that speak to subagents: "subagent(s)", "sub-agent", or a type
+# that starts without the instruction files named as an agent ("the Explore agent").
+_SUBAGENT_WORDS = re.compile(r"\bsub-?agents?\b", re.IGNORECASE)
+
+
+def uninformed(ctx: Context, started: Sequence[Source], blind: Sequence[str]) -> list[Diagnostic]:
+    """CTX414 on each instruction file (of the project) that speaks of subagents, when some
+    agent types (`blind`) start without the instruction files."""
+    if not blind:
+        return []
+    named = re.compile(
+        r"\b(?:" + "|".join(re.escape(n) for n in blind) + r")\s+(?:sub-?)?agents?\b"
+    )
+    out = []
+    for source in started:
+        if source.lazy or source.layer not in _PROJECT_LAYERS or source.reason.why is Why.SKILLS:
+            continue
+        if _SUBAGENT_WORDS.search(source.content) or named.search(source.content):
+            out.append(SUBAGENTS_UNINFORMED.at(source.display, (
+                f"speaks of subagents, but {' and '.join(blind)} start without the instruction "
+                "files: put what they must know in the prompt the main agent writes for them"
+            )))  # fmt: skip
+    return out
