@@ -133,6 +133,7 @@ class Agents(NamedTuple):
 
     types: tuple[AgentType, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+    note: str = ""  # what the client says plainly of them (which start without its files)
 
     def named(self, name: str) -> AgentType | None:
         return next((a for a in self.types if a.name == name), None)

@@ -19,7 +19,7 @@ from ..clients import registry
 from ..codes import Skip as Skip  # rows name their skip with it (`Row.skip`)
 from ..discovery.disk import QuietObserver
 from ..display import PATTERN_CHARS, shown
-from ..model import AgentType, Cut, Diagnostic, Layer, Reason, RulesOrder, Source
+from ..model import AgentType, Cut, Diagnostic, Layer, Reason, RulesOrder, Source, Why
 from ..output.sections import LayerTokens as LayerTokens  # `Explanation.layers` holds them
 from ..output.sections import context_tokens, source_tokens
 from ..request import Options, PathLike, Request
@@ -71,6 +71,17 @@ class Row(NamedTuple):
     notes: tuple[Diagnostic, ...] = ()  # other findings about this file
 
 
+class AgentRow(NamedTuple):
+    """One agent type the main agent can start, beside it: the instruction files loaded at
+    start that it receives (display paths, in order), and whether it gets the skills list."""
+
+    name: str
+    origin: str  # "built-in", or its definition's path as shown
+    files: tuple[str, ...]
+    skills: bool
+    shares_parent: bool = False  # a fork: the main agent's conversation, reads included
+
+
 class Explanation(NamedTuple):
     assembly: Assembly
     rows: tuple[Row, ...]
@@ -80,6 +91,8 @@ class Explanation(NamedTuple):
     budget: int  # 0: no total budget
     rules_order: RulesOrder | None  # None: the run read no directory, so no order mattered
     notes: tuple[Diagnostic, ...]  # diagnostics about no listed file (settings, rules dirs)
+    agents: tuple[AgentRow, ...] = ()  # the main agent first, then each subagent type
+    agents_note: str = ""  # the client's plain words about them
 
     def visible(self, show_all: bool) -> tuple[Row, ...]:
         return (
@@ -94,6 +107,9 @@ class _Event(NamedTuple):
     reason: Reason | None = None
     diagnostic: Diagnostic | None = None
     source: Source | None = None
+
+
+_NOT_FILES = frozenset({Why.SKILLS, Why.ENVIRONMENT})  # sections, not instruction files
 
 
 class Trace(QuietObserver):
@@ -134,7 +150,34 @@ def explain(cwd: PathLike | Request = ".", **options: Unpack[Options]) -> Explan
         for source in assembly.attached(before):
             attached_in[source.path] = phase
     order = assembly.policy.rules_order if trace.listed_any else None
-    return _explanation(assembly, trace.events, attached_in, order)
+    explained = _explanation(assembly, trace.events, attached_in, order)
+    if assembly.agent is not None:
+        return explained
+    agents = assembly.agents()
+    if not agents.types:
+        return explained
+    return explained._replace(agents=_agent_rows(assembly, agents.types), agents_note=agents.note)
+
+
+def _agent_rows(assembly: Assembly, types: Sequence[AgentType]) -> tuple[AgentRow, ...]:
+    """The main agent's start files and skills list, then what each type receives of them."""
+    started = [s for s in assembly.sources if not s.lazy and not s.dropped]
+    files = [s for s in started if s.reason.why not in _NOT_FILES]
+    skills = any(s.reason.why is Why.SKILLS for s in started)
+    main = AgentRow("main agent", "", tuple(s.display for s in files), skills)
+    return (
+        main,
+        *(
+            AgentRow(
+                t.name,
+                t.origin,
+                tuple(s.display for s in files if receives(t, s)),
+                skills and t.skills,
+                t.shares_parent,
+            )
+            for t in types
+        ),
+    )
 
 
 # --- rows ---------------------------------------------------------------------------------

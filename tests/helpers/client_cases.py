@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from assembler.clients.claude_code.settings import slug
-from assembler.clients.headless import Body
+from assembler.clients.headless import Body, Headless
 from assembler.verify.check import (
     START,
     client_of,
@@ -96,6 +96,18 @@ def lay_out(case: Case, root: Path) -> Path:
     if memory.is_dir():
         memory.rename(memory.parent / slug(Path(os.path.realpath(root / "repo"))))
     return root / case.cwd
+
+
+def case_headless(case: Case) -> Headless:
+    """How the case's program runs headless: for a subagent case, its main agent starting
+    that subagent, whose requests are the turns (`Headless.delegating`)."""
+    _, headless = client_of(case.client)
+    if not case.subagent:
+        return headless
+    delegating = headless.delegating(case.subagent)
+    if delegating is None:
+        raise ValueError(f"{case.name}: {case.client} starts no subagents")
+    return delegating
 
 
 def machine(root: Path) -> dict[str, Any]:

@@ -23,19 +23,22 @@ import sys
 import tempfile
 from pathlib import Path
 
-from assembler.verify.check import client_of, session
-from tests.helpers.client_cases import BY_NAME, CASES, lay_out, reads, recorded, reference_path
+from assembler.verify.check import session
+from tests.helpers.client_cases import (
+    BY_NAME,
+    CASES,
+    case_headless,
+    lay_out,
+    reads,
+    recorded,
+    reference_path,
+)
 from tests.helpers.clients import CACHE, installed
 
 
 def record(name: str) -> list[Path]:
     case = BY_NAME[name]
-    _, headless = client_of(case.client)
-    if case.subagent:  # the main agent starts it; its requests are the turns
-        delegating = headless.delegating(case.subagent)
-        if delegating is None:
-            raise SystemExit(f"{case.name}: {case.client} starts no subagents")
-        headless = delegating
+    headless = case_headless(case)
     written = []
     for pin in case.pins():
         program = installed(pin)

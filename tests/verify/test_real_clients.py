@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from assembler.clients import registry
-from assembler.verify.check import client_of, client_sides, session, verify
+from assembler.verify.check import client_sides, session, verify
 from tests.helpers.cli import ctxasm
 from tests.helpers.client_cases import (
     BY_NAME,
     CASES,
     Case,
+    case_headless,
     lay_out,
     load,
     machine,
@@ -47,10 +48,13 @@ def _program(pin: Pin) -> Path:
 
 
 def _params() -> list[object]:
+    """The cases `ctxasm verify` checks: the main agent's (a subagent's context is checked
+    against its recordings, tests/verify/test_references.py)."""
     return [
         pytest.param(case, pin, id=f"{pin.key}-{case.name}")
         for case in CASES
         for pin in case.pins()
+        if not case.subagent
     ]
 
 
@@ -90,7 +94,7 @@ def test_the_recorder_reproduces_the_reference(case: Case, pin: Pin, fixed_tmp: 
     """What the program sends today is, part by part, what was recorded (the recorder is
     verify's own capture, `session`)."""
     program = _program(pin)
-    _, headless = client_of(case.client)
+    headless = case_headless(case)
     cwd = lay_out(case, fixed_tmp)
     with session(headless, str(program), fixed_tmp / "home", reads(case, fixed_tmp)) as run:
         assert run.version(cwd) == pin.version

@@ -243,8 +243,10 @@ def agents(run: Run, started: Sequence[Source] = ()) -> Agents:
         # A custom agent of a built-in one's name replaces it.
         types = [t for t in types if t.name != item.agent.name]
         types.append(item.agent._replace(origin=shown))
-    diagnostics += uninformed(run.context, started, [t.name for t in types if not t.instructions])
-    return Agents(tuple(types), tuple(diagnostics))
+    blind = [t.name for t in types if not t.instructions]
+    diagnostics += uninformed(run.context, started, blind)
+    note = f"{' and '.join(blind)} start without your CLAUDE.md files" if blind else ""
+    return Agents(tuple(types), tuple(diagnostics), note)
 
 
 # Words of an instruction file that speak to subagents: "subagent(s)", "sub-agent", or a type
