@@ -81,6 +81,11 @@ CASES = (
           ("statusline-setup", ()), ("reviewer", ()), ("helper", ()), ("scribe", ()),
           ("fork", ("2.1.332",)),
       )),
+    # Held out from the facts above: AGENTS.md files and no CLAUDE.md (SPEC 4c: at 2.1.332
+    # subagents with an instruction block get them; a read attaches nested AGENTS.md).
+    *(Case(f"agents-md-subagent-{name}", "codex", "repo", "claude-code",
+           ("repo/services/api/TEAM.md",), name)
+      for name in ("general-purpose", "Explore")),
 )  # fmt: skip
 BY_NAME = {case.name: case for case in CASES}
 
