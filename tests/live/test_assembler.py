@@ -258,4 +258,5 @@ def test_a_subagents_context_follows_its_definition(tmp_path: Path) -> None:
     assert settle(asm).agent.skills
     agent.write_text("---\nname: rev\ndescription: d\ntools: Read\n---\nx")
     after = asm.assemble()
-    assert not after.agent.skills and after == assemble(repo, subagent="rev", **machine(tmp_path))
+    assert after.agent is not None and not after.agent.skills
+    assert after == assemble(repo, subagent="rev", **machine(tmp_path))

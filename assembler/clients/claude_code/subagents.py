@@ -27,6 +27,7 @@ from typing import NamedTuple
 from ... import codes
 from ...discovery.context import Context, Run
 from ...discovery.disk import Disk
+from ...discovery.loader import place_of, reached_out
 from ...discovery.reader import ReadStatus
 from ...model import AgentType, Diagnostic, Layer, Source, Why
 from ...parsing import frontmatter as fm
@@ -214,9 +215,23 @@ def definitions(run: Run, setup: ClaudeSetup) -> tuple[list[Definition], list[Di
             ))  # fmt: skip
         for path in files:
             read = read_definition(path, layer, run.disk, run.policy.limits.skip_bytes)
-            if read is not None:
-                found.append(read)
+            if read is None:
+                continue
+            found.append(read)
+            reached = None if layer is Layer.USER else _reached_out(ctx, path, run.disk)
+            if reached is not None:
+                real = ctx.display(run.disk.realpath(path))
+                notes.append(reached.at(ctx.display(path), (
+                    f"agent definition is read from outside the project: {real}; the client "
+                    "uses it too (its prompt and tools): make sure it belongs here"
+                )))  # fmt: skip
     return found, notes
+
+
+def _reached_out(ctx: Context, path: str, disk: Disk) -> codes.Code | None:
+    """`loader.reached_out` for a definition of the project or of a directory above it."""
+    found, root = os.path.normpath(path), str(ctx.project_root)
+    return reached_out(found, disk.realpath(path), place_of(found, root), str(ctx.home))
 
 
 def agents(run: Run, started: Sequence[Source] = ()) -> Agents:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from assembler import assemble
+from assembler import Assembly, assemble
 from assembler.errors import RequestError
 from assembler.lint import lint
-from assembler.model import Why
+from assembler.model import AgentType, Why
 from tests.helpers.cli import ctxasm
 from tests.helpers.trees import build, git_init, machine
 
@@ -45,18 +46,18 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _assemble(tmp: Path, version: str, **options: object) -> object:
-    return assemble(
-        tmp / "repo",
-        client_version=version,
-        now=None,
-        **machine(tmp),
-        **options,  # type: ignore[arg-type]
-    )
+def _assemble(tmp: Path, version: str, **options: Any) -> Assembly:
+    return assemble(tmp / "repo", client_version=version, **machine(tmp), **options)
 
 
-def _render(tmp: Path, version: str, **options: object) -> str:
-    return _assemble(tmp, version, **options).render("claude-code", date=DATE)  # type: ignore[attr-defined, no-any-return]
+def _agent(tmp: Path, version: str, name: str) -> AgentType:
+    agent = _assemble(tmp, version, subagent=name).agent
+    assert agent is not None
+    return agent
+
+
+def _render(tmp: Path, version: str, **options: Any) -> str:
+    return _assemble(tmp, version, **options).render("claude-code", date=DATE)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -77,40 +78,40 @@ def test_explore_and_plan_start_without_the_instruction_files(
     rendered = _render(tree, version, subagent=name)
     assert "Contents of" not in rendered and f"Today's date is {DATE}." in rendered
     sub = _assemble(tree, version, subagent=name)
-    assert [s.reason.why for s in sub.sources] == [Why.SKILLS]  # type: ignore[attr-defined]
+    assert [s.reason.why for s in sub.sources] == [Why.SKILLS]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_the_skills_list_goes_with_the_skill_tool(tree: Path, version: str) -> None:
     def skills(name: str) -> bool:
         sub = _assemble(tree, version, subagent=name)
-        return any(s.reason.why is Why.SKILLS for s in sub.sources)  # type: ignore[attr-defined]
+        return any(s.reason.why is Why.SKILLS for s in sub.sources)
 
     assert skills("helper") and skills("general-purpose") and skills("Explore")
     assert not skills("reviewer") and not skills("scribe") and not skills("statusline-setup")
 
 
 def test_a_custom_agent_brings_its_tools_prompt_and_model(tree: Path) -> None:
-    reviewer = _assemble(tree, NEW, subagent="reviewer").agent  # type: ignore[attr-defined]
+    reviewer = _agent(tree, NEW, "reviewer")
     assert (reviewer.tools, reviewer.prompt, reviewer.model) == (
         ("Read", "Grep", "Glob"),
         "You review.",
         "sonnet",
     )
-    helper = _assemble(tree, NEW, subagent="helper").agent  # type: ignore[attr-defined]
+    helper = _agent(tree, NEW, "helper")
     assert (helper.tools, helper.skills, helper.model) == ((), True, "")
 
 
 def test_explore_runs_on_a_small_model_only_at_2_1_197(tree: Path) -> None:
-    assert _assemble(tree, OLD, subagent="Explore").agent.model == "haiku"  # type: ignore[attr-defined]
-    assert _assemble(tree, NEW, subagent="Explore").agent.model == ""  # type: ignore[attr-defined]
+    assert _agent(tree, OLD, "Explore").model == "haiku"
+    assert _agent(tree, NEW, "Explore").model == ""
 
 
 def test_fork_exists_at_2_1_332_and_shares_the_parents_reads(tree: Path) -> None:
     read = tree / "repo" / "sub" / "a.py"
     main = _assemble(tree, NEW, touched=[read])
-    fork = main.subagent("fork")  # type: ignore[attr-defined]
-    assert fork.render("claude-code", date=DATE) == main.render("claude-code", date=DATE)  # type: ignore[attr-defined]
+    fork = main.subagent("fork")
+    assert fork.render("claude-code", date=DATE) == main.render("claude-code", date=DATE)
     assert fork.touch(read).render("claude-code", date=DATE).count("sub rules") == 1
 
 
@@ -138,17 +139,17 @@ def test_each_agent_keeps_its_own_attached_files(tree: Path, version: str) -> No
     reaches the main agent (its reads are its own)."""
     read = tree / "repo" / "sub" / "a.py"
     main = _assemble(tree, version, touched=[read])
-    assert main.render("claude-code", date=DATE).count("sub rules") == 1  # type: ignore[attr-defined]
-    sub = main.subagent("general-purpose")  # type: ignore[attr-defined]
+    assert main.render("claude-code", date=DATE).count("sub rules") == 1
+    sub = main.subagent("general-purpose")
     assert "sub rules" not in sub.render("claude-code", date=DATE)
     after = sub.touch(read)
     assert after.render("claude-code", date=DATE).count("sub rules") == 1
     explore = _assemble(
         tree, version, subagent="Explore", touched=[tree / "repo" / "web" / "app.ts"]
     )
-    attached = [s.display for s in explore.sources if s.lazy]  # type: ignore[attr-defined]
+    attached = [s.display for s in explore.sources if s.lazy]
     assert attached == [".claude/rules/web.md"]
-    assert "web rule" not in main.render("claude-code", date=DATE)  # type: ignore[attr-defined]
+    assert "web rule" not in main.render("claude-code", date=DATE)
 
 
 def test_the_cli_renders_a_subagent_and_json_lists_what_it_receives(tree: Path) -> None:
@@ -186,8 +187,8 @@ def test_a_project_agent_wins_over_a_user_agent_of_its_name(tree: Path) -> None:
         },
     )
     sub = _assemble(tree, NEW, subagent="reviewer")
-    assert sub.agent.prompt == "You review."  # type: ignore[attr-defined]
-    assert [(d.code, d.path) for d in sub.diagnostics if d.code == "CTX413"] == [  # type: ignore[attr-defined]
+    assert _agent(tree, NEW, "reviewer").prompt == "You review."
+    assert [(d.code, d.path) for d in sub.diagnostics if d.code == "CTX413"] == [
         ("CTX413", "~/.claude/agents/reviewer.md")
     ]
 
@@ -204,7 +205,7 @@ def test_a_project_agent_wins_over_a_user_agent_of_its_name(tree: Path) -> None:
 def test_definitions_the_client_cannot_use_are_reported(tree: Path, text: str, code: str) -> None:
     build(tree, {"repo/.claude/agents/x.md": text})
     sub = _assemble(tree, NEW, subagent="general-purpose")
-    assert code in [d.code for d in sub.diagnostics]  # type: ignore[attr-defined]
+    assert code in [d.code for d in sub.diagnostics]
 
 
 def test_a_hostile_agents_directory_is_read_within_bounds(tree: Path) -> None:
@@ -215,7 +216,7 @@ def test_a_hostile_agents_directory_is_read_within_bounds(tree: Path) -> None:
     os.symlink("/dev/zero", agents / "zero.md")
     (agents / "loop.md").symlink_to("loop.md")
     sub = _assemble(tree, NEW, subagent="general-purpose")
-    notes = [d.message for d in sub.diagnostics if d.code == "CTX410"]  # type: ignore[attr-defined]
+    notes = [d.message for d in sub.diagnostics if d.code == "CTX410"]
     assert any("past the first 200" in m for m in notes)
 
 
@@ -245,3 +246,14 @@ def test_lint_checks_the_agent_definitions_of_the_start(tree: Path) -> None:
 def test_no_note_when_the_instructions_do_not_speak_of_subagents(tree: Path) -> None:
     build(tree, {"repo/CLAUDE.md": "Plan your work. Explore the code."})
     assert "CTX414" not in [f.code for f in lint(base=tree / "repo", **machine(tree)).findings]
+
+
+def test_a_definition_reached_through_a_link_out_of_the_project_is_reported(
+    tree: Path,
+) -> None:
+    build(tree, {"home/secret.md": "---\nname: leak\ndescription: d\n---\nsecret"})
+    (tree / "repo" / ".claude" / "agents" / "leak.md").symlink_to(tree / "home" / "secret.md")
+    sub = _assemble(tree, NEW, subagent="leak")
+    assert [(d.code, d.path) for d in sub.diagnostics if d.code in ("CTX801", "CTX802")] == [
+        ("CTX802", ".claude/agents/leak.md")
+    ]
