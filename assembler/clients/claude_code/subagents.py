@@ -129,7 +129,9 @@ def definition_files(directory: Path, disk: Disk) -> tuple[list[str], int]:
     return [str(directory / n) for n in names[:MAX_AGENT_FILES]], left_out
 
 
-def read_definition(path: str, layer: Layer, disk: Disk, limit: int) -> Definition | None:
+def read_definition(
+    path: str, layer: Layer, disk: Disk, limit: int, known: Facts
+) -> Definition | None:
     """A custom agent's definition (None: not a regular, readable file, skipped)."""
     result = disk.read(path, limit)
     if result.status in (ReadStatus.MISSING, ReadStatus.DIRECTORY):
@@ -137,11 +139,13 @@ def read_definition(path: str, layer: Layer, disk: Disk, limit: int) -> Definiti
     if not result.ok:
         why = f"{result.status.value}: the client cannot read it either; fix the file"
         return Definition(path, layer, None, ((AGENT_FRONTMATTER, why),))
-    return parse_definition(path, layer, result.text)
+    return parse_definition(path, layer, result.text, known)
 
 
-def parse_definition(path: str, layer: Layer, text: str) -> Definition:
-    """What the client makes of a definition's text."""
+def parse_definition(path: str, layer: Layer, text: str, known: Facts) -> Definition:
+    """What the client at a release makes of a definition's text: `name` and `description`
+    needed (a name may not start with `-`), `tools` and `disallowedTools` (the skills list
+    goes with the Skill tool), `model`, and from 2.1.332 `omitClaudeMd`."""
     front, body = fm.split_frontmatter(text)
     problems: list[tuple[codes.Code, str]] = []
     if front.too_complex or front.error:
@@ -150,23 +154,26 @@ def parse_definition(path: str, layer: Layer, text: str) -> Definition:
         return Definition(path, layer, None, tuple(problems))
     data = dict(front.data)
     name, description = _text(data.get("name")), _text(data.get("description"))
-    if not name:
-        problems.append((AGENT_FRONTMATTER, "no name: the client skips the agent; add one"))
+    if not name or name.startswith("-"):
+        why = "no name:" if not name else f"name {name!r} starts with '-':"
+        problems.append((AGENT_FRONTMATTER, f"{why} the client skips the agent; name it"))
     if not description:
         problems.append((AGENT_NO_DESCRIPTION, "no description: the client skips the agent (and the "
                          "main agent picks agents by it); add one"))  # fmt: skip
-    tools = _tools(data.get("tools"), problems)
+    tools = _tools("tools", data.get("tools"), problems)
+    disallowed = _tools("disallowedTools", data.get("disallowedTools"), problems) or ()
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         problems.append((AGENT_FRONTMATTER, "model: is not a string; the client ignores it"))
     for key in sorted(k for k in data if k not in KEYS):
         problems.append((AGENT_FRONTMATTER, f"frontmatter key {key!r} is not read by the client"))
-    if not name or not description:
+    if not name or name.startswith("-") or not description:
         return Definition(path, layer, None, tuple(problems))
-    skills = tools is None or SKILL_TOOL in tools
+    omits = data.get("omitClaudeMd") in (True, "true") and known.omit_claude_md
+    skills = (tools is None or SKILL_TOOL in tools) and SKILL_TOOL not in disallowed
     agent = AgentType(
-        name, description, path, instructions=True, skills=skills,
-        tools=tools or (), prompt=body.strip(),
+        name, description, path, instructions=not omits, skills=skills,
+        tools=tools or (), excluded=disallowed, prompt=body.strip(),
         model=model.strip() if isinstance(model, str) and model.strip() != "inherit" else "",
     )  # fmt: skip
     return Definition(path, layer, agent, tuple(problems))
@@ -177,8 +184,11 @@ def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _tools(value: object, problems: list[tuple[codes.Code, str]]) -> tuple[str, ...] | None:
-    """The tools a definition lists (None: every tool), unknown names noted."""
+def _tools(
+    key: str, value: object, problems: list[tuple[codes.Code, str]]
+) -> tuple[str, ...] | None:
+    """The tools a definition lists under `key` (None: not given, or every tool), unknown
+    names noted."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -186,8 +196,8 @@ def _tools(value: object, problems: list[tuple[codes.Code, str]]) -> tuple[str, 
     elif isinstance(value, list) and all(isinstance(n, str) for n in value):
         names = [n.strip() for n in value]
     else:
-        problems.append((AGENT_FRONTMATTER, "tools: is neither a comma-separated string nor a "
-                         "list of names; the client gives the agent every tool"))  # fmt: skip
+        problems.append((AGENT_FRONTMATTER, f"{key}: is neither a comma-separated string nor "
+                         "a list of names; the client ignores it"))  # fmt: skip
         return None
     names = [n for n in names if n]
     if names == ["*"]:
@@ -195,8 +205,8 @@ def _tools(value: object, problems: list[tuple[codes.Code, str]]) -> tuple[str, 
     for name in names:
         bare = name.split("(", 1)[0]
         if bare not in KNOWN_TOOLS and not bare.startswith("mcp__"):
-            problems.append((AGENT_UNKNOWN_TOOL, f"tools: {name!r} is no tool of the client; "
-                             "the agent does not get it: check the spelling"))  # fmt: skip
+            problems.append((AGENT_UNKNOWN_TOOL, f"{key}: {name!r} is no tool of the client: "
+                             "check the spelling"))  # fmt: skip
     return tuple(names)
 
 
@@ -214,7 +224,7 @@ def definitions(run: Run, setup: ClaudeSetup) -> tuple[list[Definition], list[Di
                 f"{left_out} more agent definitions past the first {MAX_AGENT_FILES}: not read",
             ))  # fmt: skip
         for path in files:
-            read = read_definition(path, layer, run.disk, run.policy.limits.skip_bytes)
+            read = read_definition(path, layer, run.disk, run.policy.limits.skip_bytes, facts(run))
             if read is None:
                 continue
             found.append(read)

@@ -46,6 +46,8 @@ FACTS = (
          "recorded on 2.1.332, 2.1.197 answers \"Agent type 'fork' not found\""),
     Fact("explore_inherits_model", NEW, None, "SPEC 4c: Explore runs on the main agent's model; "
          "recorded on 2.1.332 (2.1.197: a small model, claude-haiku-4-5-20251001 recorded)"),
+    Fact("omit_claude_md", NEW, None, "a custom agent's omitClaudeMd: true starts it without the "
+         "instruction files; recorded on 2.1.332 (2.1.197 reads the key and sends them all the same)"),
     Fact("artifact_tools", NEW, None, "Explore and Plan also leave out ArtifactComments, "
          "ArtifactData and ArtifactCheck (the agent-type list recorded on 2.1.332, not on 2.1.197)"),
 )  # fmt: skip
@@ -68,6 +70,7 @@ class Facts(NamedTuple):
     lazy_skips_start_imports: bool
     fork_agent: bool
     explore_inherits_model: bool
+    omit_claude_md: bool
     artifact_tools: bool
 
 

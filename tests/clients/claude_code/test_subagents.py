@@ -257,3 +257,33 @@ def test_a_definition_reached_through_a_link_out_of_the_project_is_reported(
     assert [(d.code, d.path) for d in sub.diagnostics if d.code in ("CTX801", "CTX802")] == [
         ("CTX802", ".claude/agents/leak.md")
     ]
+
+
+def test_omit_claude_md_leaves_the_files_out_from_2_1_332(tree: Path) -> None:
+    build(
+        tree,
+        {
+            "repo/.claude/agents/terse.md": (
+                "---\nname: terse\ndescription: d\ntools: Read, Skill\nomitClaudeMd: true\n---\nx"
+            )
+        },
+    )
+    assert _render(tree, OLD, subagent="terse") == _render(tree, OLD)  # read, changes nothing
+    assert "Contents of" not in _render(tree, NEW, subagent="terse")
+    assert _agent(tree, NEW, "terse").skills
+
+
+def test_disallowed_skill_tool_means_no_skills_list(tree: Path) -> None:
+    build(
+        tree,
+        {
+            "repo/.claude/agents/n.md": "---\nname: n\ndescription: d\ndisallowedTools: Skill\n---\nx"
+        },
+    )
+    agent = _agent(tree, NEW, "n")
+    assert (agent.instructions, agent.skills, agent.tools, agent.excluded) == (
+        True,
+        False,
+        (),
+        ("Skill",),
+    )
