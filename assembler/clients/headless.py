@@ -104,10 +104,10 @@ class Headless(abc.ABC):
         """What one read attached, in `text` (a request's `read_text`, or what a touch
         appended to ctxasm's rendering)."""
 
-    def delegating(self, agent: str) -> Headless | None:
-        """The same agent, its main agent made to start one subagent of type `agent` at its
-        first turn: then the turns are the subagent's (its start, and after each of its
-        scripted reads). None: this agent starts no subagents."""
+    def delegating(self, agent: str, before: Sequence[str] = ()) -> Headless | None:
+        """The same agent, its main agent made to read each of `before`, then start one
+        subagent of type `agent`: then the turns are the subagent's (its start, and after each
+        of its scripted reads). None: this agent starts no subagents."""
         return None
 
     def home_file(self, relative: str, data: bytes) -> bytes | None:

@@ -28,6 +28,7 @@ from assembler.verify.check import (
     client_sides,
     compare,
     ctxasm_sides,
+    predict,
     predicted_steps,
 )
 from assembler.verify.compare import Difference, report
@@ -53,6 +54,7 @@ class Case(NamedTuple):
     reads: tuple[str, ...] = ()
     subagent: str = ""  # the agent type the main agent starts; its requests are recorded
     versions: tuple[str, ...] = ()  # the pinned versions it is recorded at (): every one
+    main_reads: tuple[str, ...] = ()  # what the main agent reads before it starts the subagent
 
     def pins(self) -> tuple[Pin, ...]:
         return tuple(
@@ -87,6 +89,11 @@ CASES = (
     *(Case(f"agents-md-subagent-{name}", "codex", "repo", "claude-code",
            ("repo/services/api/TEAM.md",), name)
       for name in ("general-purpose", "Explore")),
+    # The main agent reads first: a subagent attaches again what it already has; a fork
+    # shares its set (SPEC 4c).
+    *(Case(f"subagent-{name}-after-main-read", "subagents", "repo", "claude-code",
+           _SUBAGENT_READS[:1], name, versions=versions, main_reads=_SUBAGENT_READS[:1])
+      for name, versions in (("general-purpose", ()), ("Explore", ()), ("fork", ("2.1.332",)))),
 )  # fmt: skip
 BY_NAME = {case.name: case for case in CASES}
 
@@ -104,13 +111,13 @@ def lay_out(case: Case, root: Path) -> Path:
     return root / case.cwd
 
 
-def case_headless(case: Case) -> Headless:
+def case_headless(case: Case, root: Path) -> Headless:
     """How the case's program runs headless: for a subagent case, its main agent starting
     that subagent, whose requests are the turns (`Headless.delegating`)."""
     _, headless = client_of(case.client)
     if not case.subagent:
         return headless
-    delegating = headless.delegating(case.subagent)
+    delegating = headless.delegating(case.subagent, reads_before(case, root))
     if delegating is None:
         raise ValueError(f"{case.name}: {case.client} starts no subagents")
     return delegating
@@ -122,6 +129,10 @@ def machine(root: Path) -> dict[str, Any]:
 
 def reads(case: Case, root: Path) -> tuple[str, ...]:
     return tuple(str(root / r) for r in case.reads)
+
+
+def reads_before(case: Case, root: Path) -> tuple[str, ...]:
+    return tuple(str(root / r) for r in case.main_reads)
 
 
 def reference_path(case: Case, pin: Pin) -> Path:
@@ -177,10 +188,18 @@ def reference_differences(
     if plant is not None:
         plant(root)
     environ = environment(root / "home", {})
-    steps = predicted_steps(
-        cwd, case.client, reference["version"], reads(case, root), environ=environ,
-        subagent=case.subagent or None, **machine(root),
-    )  # fmt: skip
+    version = reference["version"]
+    if case.main_reads:  # the subagent starts after the main agent's reads
+        main = predict(cwd, case.client, version, touched=reads_before(case, root),
+                       environ=environ, **machine(root))  # fmt: skip
+        steps = [main.subagent(case.subagent)]
+        for path in reads(case, root):
+            steps.append(steps[-1].touch(path))
+    else:
+        steps = predicted_steps(
+            cwd, case.client, version, reads(case, root), environ=environ,
+            subagent=case.subagent or None, **machine(root),
+        )  # fmt: skip
     shown = (START, *(f"after reading {r}" for r in case.reads))
     client = client_sides(headless, replayed(reference, root))
     return shown, compare(client, ctxasm_sides(headless, steps), shown)

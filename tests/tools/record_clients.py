@@ -38,7 +38,6 @@ from tests.helpers.clients import CACHE, installed
 
 def record(name: str) -> list[Path]:
     case = BY_NAME[name]
-    headless = case_headless(case)
     written = []
     for pin in case.pins():
         program = installed(pin)
@@ -47,6 +46,7 @@ def record(name: str) -> list[Path]:
         root = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
         try:
             cwd = lay_out(case, root)
+            headless = case_headless(case, root)
             with session(headless, str(program), root / "home", reads(case, root)) as run:
                 version = run.version(cwd)
                 turns = run.capture(cwd)

@@ -94,8 +94,8 @@ def test_the_recorder_reproduces_the_reference(case: Case, pin: Pin, fixed_tmp: 
     """What the program sends today is, part by part, what was recorded (the recorder is
     verify's own capture, `session`)."""
     program = _program(pin)
-    headless = case_headless(case)
     cwd = lay_out(case, fixed_tmp)
+    headless = case_headless(case, fixed_tmp)
     with session(headless, str(program), fixed_tmp / "home", reads(case, fixed_tmp)) as run:
         assert run.version(cwd) == pin.version
         turns = run.capture(cwd)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..headless import (
@@ -97,8 +97,8 @@ class ClaudeCodeHeadless(Headless):
         )
         return _reply(body, block, turn)
 
-    def delegating(self, agent: str) -> Headless:
-        return _Delegating(self, agent)
+    def delegating(self, agent: str, before: Sequence[str] = ()) -> Headless:
+        return _Delegating(self, agent, before)
 
     def start_text(self, body: Body) -> str:
         first = _messages(body)[:1]
@@ -188,14 +188,15 @@ _AGENT_CALL = "toolu_ctxasm_verify_agent"
 
 
 class _Delegating(ClaudeCodeHeadless):
-    """Claude Code whose main agent calls the Agent tool (`subagent_type`: the agent) at its
-    first turn, in the foreground (2.1.332 runs agents in the background otherwise; 2.1.197
-    has no such parameter and ignores it); the turns are the subagent's requests, which get
-    the scripted reads; the main agent's next turn ends the run."""
+    """Claude Code whose main agent reads `before` (one Read a turn), then calls the Agent
+    tool (`subagent_type`: the agent) in the foreground (2.1.332 runs agents in the background
+    otherwise; 2.1.197 has no such parameter and ignores it); the turns are the subagent's
+    requests, which get the scripted reads; the main agent's next turn ends the run."""
 
-    def __init__(self, parent: ClaudeCodeHeadless, agent: str) -> None:
+    def __init__(self, parent: ClaudeCodeHeadless, agent: str, before: Sequence[str]) -> None:
         self._entry = parent._entry
         self.agent = agent
+        self.before = tuple(before)
 
     def is_turn(self, path: str, body: Body) -> bool:
         return path.split("?")[0] == "/v1/messages" and self._side(body) == "subagent"
@@ -205,12 +206,16 @@ class _Delegating(ClaudeCodeHeadless):
         messages = _messages(body)
         turn = len(messages)
         if side == "subagent":  # ids of its own: the client merges replies of one id
-            block = _read_call(read, turn) if read is not None else {"type": "text", "text": "ok"}
-            return _reply(body, block, f"subagent_{turn}")
+            mine = f"subagent_{turn}"
+            block = _read_call(read, mine) if read is not None else {"type": "text", "text": "ok"}
+            return _reply(body, block, mine)
         if side != "main":
             return super().answer(path, body, read)
         if TASK in json.dumps(messages):  # the agent's result is back: the run ends
             return _reply(body, {"type": "text", "text": "ok"}, turn)
+        done = sum(b.get("type") == "tool_use" for m in messages for b in _blocks(m))
+        if done < len(self.before):
+            return _reply(body, _read_call(self.before[done], f"main_{done}"), turn)
         call = {"type": "tool_use", "id": _AGENT_CALL, "name": "Agent", "input": {
             "subagent_type": self.agent, "description": "ctxasm verify", "prompt": TASK,
             "run_in_background": False}}  # fmt: skip
@@ -250,7 +255,7 @@ def _messages(body: Body) -> list[dict[str, Any]]:
     return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
 
 
-def _read_call(path: str, turn: int) -> dict[str, Any]:
+def _read_call(path: str, turn: int | str) -> dict[str, Any]:
     return {"type": "tool_use", "id": f"toolu_ctxasm_verify_{turn}", "name": "Read",
             "input": {"file_path": path}}  # fmt: skip
 
