@@ -135,9 +135,9 @@ class Assembly(NamedTuple):
 
     def subagent(self, name: str, *, observer: Observer | None = None) -> Assembly:
         """What a subagent of type `name`, started by this agent now, has: the files it
-        receives of those loaded at start (`AgentType`), none of what this agent's reads
-        attached (but a fork's, which shares them); its own `touch()`es reach this agent
-        never. An unknown type is a `RequestError` naming the types there are."""
+        receives of those loaded at start (`AgentType`), and none of what this agent's reads
+        attached (a fork shares them); its `touch()`es never change this assembly. An
+        unknown type is a `RequestError` naming the types there are."""
         agents = self.agents(observer=observer)
         agent = agents.named(name)
         if agent is None:
@@ -290,8 +290,9 @@ def assemble(
     """Discover, budget and prepare the context an agent started in `cwd` would see.
 
     `options` are those of `request.Options` (policy, home, managed_dir, environ, touched,
-    max_tokens, counter, now, client_version, subagent), or pass a whole `Request` as `cwd`. `environment` adds the
-    environment section (working directory, platform, git, date), always last.
+    max_tokens, counter, now, client_version, subagent), or pass a whole `Request` as `cwd`.
+    `environment` adds the environment section (working directory, platform, git, date),
+    always last.
     """
     return run(Request.of(cwd, **options), environment=environment)
 

@@ -133,7 +133,7 @@ def checked_paths(values: object, what: str) -> tuple[PathLike, ...]:
 def _checked_subagent(value: object) -> str | None:
     if value is None or (isinstance(value, str) and value.strip() and "\0" not in value):
         return value
-    raise RequestError(f"subagent: {value!r}; pass an agent type's name, such as general-purpose")
+    raise RequestError(f"subagent: {value!r}; pass the name of an agent type of the client")
 
 
 def _checked_budget(value: object) -> int | None:

@@ -172,3 +172,18 @@ def test_another_agents_format_is_a_usage_error(tmp_path: Path) -> None:
     for fmt in ("xml", "markdown", "json", "anthropic", "openai", "codex"):
         code, out, err = invoke(tmp_path, repo, "--policy", "codex", "--format", fmt)
         assert (code, "agents" in out, err) == (0, True, ""), fmt
+
+
+def test_subagent_of_a_client_without_subagents_is_a_usage_error(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/AGENTS.md": "hello"})
+    code, out, err = invoke(
+        tmp_path, str(tmp_path / "repo"), "--policy", "codex", "--subagent", "Explore"
+    )
+    assert (code, out) == (2, "")
+    assert (
+        err.startswith("ctxasm: subagent Explore: Codex 0.171 starts no subagents;")
+        and err.count("\n") == 1
+    )
+    code, out, err = invoke(tmp_path, str(tmp_path / "repo"), "--subagent", " ")
+    assert (code, out, err.count("\n")) == (2, "", 1) and "pass the name of an agent type" in err

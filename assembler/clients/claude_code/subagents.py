@@ -8,9 +8,11 @@ and Edit: the instruction files, no skills list); `fork` (2.1.332: the main agen
 conversation). Custom agents are the `*.md` files of `.claude/agents` (each directory from
 cwd up to the git root, as the skills are found, the nearest first) and of the user's
 `~/.claude/agents`: frontmatter `name` and `description` (both needed, or the client skips
-the file), `tools` (a comma-separated string or a list; without it, every tool), `model`;
-the body is the agent's prompt. A project agent wins over a user agent of the same name. A
-custom agent gets the instruction files; the skills list only when its tools include `Skill`.
+the file), `tools` and `disallowedTools` (a comma-separated string or a list; without
+`tools`, every tool), `model`, `omitClaudeMd` (2.1.332: no instruction files); the body is the
+agent's prompt. A project agent wins over a user agent of the same name. A custom agent gets
+the instruction files; the skills list only when its tools include `Skill` and its
+disallowed tools do not.
 
 Every directory is listed and every file read through the run's `Disk`, bounded: at most
 `MAX_AGENT_FILES` definitions per directory, each read up to the policy's skip size.
@@ -60,9 +62,17 @@ KNOWN_TOOLS = frozenset(
 )  # fmt: skip
 _READ_ONLY_OUT = ("Agent", "Artifact", "ExitPlanMode", "Edit", "Write", "NotebookEdit")
 _ARTIFACT_OUT = ("ArtifactComments", "ArtifactData", "ArtifactCheck")
-# Frontmatter keys the client reads in an agent definition (lint: others are unknown).
 _PROJECT_LAYERS = frozenset({Layer.PROJECT, Layer.LOCAL})
-KEYS = frozenset({"name", "description", "tools", "model", "color", "disallowedTools"})
+# Frontmatter keys the client reads in an agent definition (2.1.332's parser; lint: any
+# other is unknown).
+KEYS = frozenset(
+    {
+        "name", "description", "tools", "disallowedTools", "model", "color", "background",
+        "omitClaudeMd", "memory", "isolation", "effort", "permissionMode", "maxTurns",
+        "autoCompactWindow", "cacheTtl", "skills", "initialPrompt", "observer",
+        "observerMessage", "observeSubagents", "observeToolResults", "mcpServers", "hooks",
+    }
+)  # fmt: skip
 
 
 def built_in(known: Facts) -> tuple[AgentType, ...]:

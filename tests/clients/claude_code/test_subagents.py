@@ -287,3 +287,19 @@ def test_disallowed_skill_tool_means_no_skills_list(tree: Path) -> None:
         (),
         ("Skill",),
     )
+
+
+def test_keys_the_client_reads_are_not_reported(tree: Path) -> None:
+    build(
+        tree,
+        {
+            "repo/.claude/agents/k.md": (
+                "---\nname: k\ndescription: d\ncolor: red\npermissionMode: plan\nmaxTurns: 3\n"
+                "skills: [notes]\ncolour: red\n---\nx"
+            )
+        },
+    )
+    sub = _assemble(tree, NEW, subagent="k")
+    assert [d.message for d in sub.diagnostics if d.code == "CTX410"] == [
+        "frontmatter key 'colour' is not read by the client"
+    ]
