@@ -75,6 +75,7 @@ class FileKind(enum.Enum):
     MEMORY = "memory"  # an index the client cuts to its limits
     NEVER_LOADED = "never loaded"  # named like an instruction file, never read
     SETTINGS = "settings"  # a client's settings file: it decides what loads from its directory
+    AGENT = "agent"  # a subagent's definition: its prompt, never loaded as instructions
     REFERENCE = (
         "reference"  # read with a skill, on demand (another agent's file in a skill's folder)
     )

@@ -94,7 +94,8 @@ class ClaudeCode(Client[ClaudeSetup]):
     # `claudeMdExcludes`, read from the directory the client starts in.
     start_settings = (".claude/settings.json", ".claude/settings.local.json")
     instruction_files = (
-        r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+)$"
+        r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+"
+        r"|\.claude/agents/.+\.md)$"
     )
     own_codes = CODES
     lint_codes = frozenset(entry.code for entry in (*codes.LINT_CODES, *CODES) if entry.lint)
@@ -204,6 +205,8 @@ class ClaudeCode(Client[ClaudeSetup]):
                 return FileRole(FileKind.NEVER_LOADED, project)
             if inside == ("CLAUDE.md",):
                 return FileRole(FileKind.INSTRUCTIONS, project)
+            if inside[:1] == ("agents",) and len(inside) > 1 and inside[-1].endswith(".md"):
+                return FileRole(FileKind.AGENT, project)
         if path.name == "MEMORY.md":
             return FileRole(FileKind.MEMORY, path.parent)
         kind = _FILE_NAMES.get(path.name)

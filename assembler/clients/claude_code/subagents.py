@@ -42,10 +42,12 @@ from .codes import (
     SUBAGENTS_UNINFORMED,
 )
 from .settings import ClaudeSetup, read_setup
-from .versions import Facts, facts
+from .versions import Facts, facts, facts_at
 
 AGENTS_DIR = "agents"
-MAX_AGENT_FILES = 200  # definitions read from one agents directory (the rest: noted, skipped)
+MAX_AGENT_FILES = 200  # definitions read under one agents directory (the rest: noted, skipped)
+MAX_AGENT_ENTRIES = 20_000  # directory entries looked at under one agents directory
+MAX_AGENT_DEPTH = 16  # directories nested below it
 SKILL_TOOL = "Skill"
 BUILT_IN = "built-in"
 # The tools the main agent has (2.1.197 and 2.1.332, recorded), and the older names a
@@ -125,18 +127,48 @@ class Definition(NamedTuple):
     problems: tuple[tuple[codes.Code, str], ...]
 
 
-def definition_files(directory: Path, disk: Disk) -> tuple[list[str], int]:
-    """The `*.md` files of one agents directory, by name, at most `MAX_AGENT_FILES`; and how
-    many more were left out."""
-    if not disk.is_dir(str(directory)):
-        return [], 0
+def definition_files(directory: Path, disk: Disk) -> tuple[list[str], str]:
+    """The `*.md` files under one agents directory (subdirectories too, as the client finds
+    them), depth first by name, each directory entered once: at most `MAX_AGENT_FILES` files,
+    `MAX_AGENT_ENTRIES` entries looked at, `MAX_AGENT_DEPTH` levels; and which bound cut the
+    walk short ("" when none did). No recursion: the depth is the repository's choice."""
+    found: list[str] = []
+    visited: set[str] = set()
+    stack = [(str(directory), 0)]
+    looked = 0
+    while stack:
+        where, depth = stack.pop()
+        real = disk.realpath(where)
+        if real in visited or not disk.is_dir(where):
+            continue
+        visited.add(real)
+        try:
+            entries = sorted(disk.scandir(where), key=lambda e: e.name)
+        except OSError:
+            continue  # unreadable: no agents there, as for the client
+        looked += len(entries)
+        if looked > MAX_AGENT_ENTRIES:
+            return found, f"over {MAX_AGENT_ENTRIES:,} entries"
+        below = []
+        for entry in entries:
+            path = os.path.join(where, entry.name)
+            if _is_dir(entry):
+                below.append(path)
+            elif entry.name.endswith(".md"):
+                if len(found) == MAX_AGENT_FILES:
+                    return found, f"over {MAX_AGENT_FILES:,} definitions"
+                found.append(path)
+        if below and depth == MAX_AGENT_DEPTH:
+            return found, f"nested over {MAX_AGENT_DEPTH} directories deep"
+        stack += [(path, depth + 1) for path in reversed(below)]
+    return found, ""
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
     try:
-        entries = disk.scandir(str(directory))
+        return entry.is_dir()  # through a link too: a loop is entered once (`visited`)
     except OSError:
-        return [], 0
-    names = sorted(e.name for e in entries if e.name.endswith(".md"))
-    left_out = max(0, len(names) - MAX_AGENT_FILES)
-    return [str(directory / n) for n in names[:MAX_AGENT_FILES]], left_out
+        return False
 
 
 def read_definition(
@@ -189,6 +221,12 @@ def parse_definition(path: str, layer: Layer, text: str, known: Facts) -> Defini
     return Definition(path, layer, agent, tuple(problems))
 
 
+def definition_problems(path: Path, text: str) -> tuple[tuple[codes.Code, str], ...]:
+    """What lint says of one definition file (at the newest release: the checks do not
+    depend on it)."""
+    return parse_definition(str(path), Layer.PROJECT, text, facts_at("")).problems
+
+
 def _text(value: object) -> str:
     """A frontmatter string, trimmed ("" for anything else)."""
     return value.strip() if isinstance(value, str) else ""
@@ -227,11 +265,12 @@ def definitions(run: Run, setup: ClaudeSetup) -> tuple[list[Definition], list[Di
     found: list[Definition] = []
     notes: list[Diagnostic] = []
     for directory, layer in agent_dirs(ctx, setup):
-        files, left_out = definition_files(directory, run.disk)
-        if left_out:
+        files, cut = definition_files(directory, run.disk)
+        if cut:
             notes.append(AGENT_FRONTMATTER.at(
                 ctx.display(str(directory)),
-                f"{left_out} more agent definitions past the first {MAX_AGENT_FILES}: not read",
+                f"agents directory {cut}: the rest is not read (the client would read on); "
+                "check for a symlink to a large directory",
             ))  # fmt: skip
         for path in files:
             read = read_definition(path, layer, run.disk, run.policy.limits.skip_bytes, facts(run))

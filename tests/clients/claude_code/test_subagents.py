@@ -217,7 +217,7 @@ def test_a_hostile_agents_directory_is_read_within_bounds(tree: Path) -> None:
     (agents / "loop.md").symlink_to("loop.md")
     sub = _assemble(tree, NEW, subagent="general-purpose")
     notes = [d.message for d in sub.diagnostics if d.code == "CTX410"]
-    assert any("past the first 200" in m for m in notes)
+    assert any("over 200 definitions" in m for m in notes)
 
 
 def test_lint_checks_the_agent_definitions_of_the_start(tree: Path) -> None:
@@ -303,3 +303,24 @@ def test_keys_the_client_reads_are_not_reported(tree: Path) -> None:
     assert [d.message for d in sub.diagnostics if d.code == "CTX410"] == [
         "frontmatter key 'colour' is not read by the client"
     ]
+
+
+def test_lint_checks_a_definition_given_as_a_file(tree: Path) -> None:
+    """What the pre-commit hook passes: the definition alone, checked as the client reads it
+    (no import walk, no empty-file check: a prompt is not instructions)."""
+    build(tree, {"repo/.claude/agents/bad.md": "---\nname: bad\ntools: Raed\n---\nSee @nowhere.md"})
+    result = lint([".claude/agents/bad.md"], base=tree / "repo", **machine(tree))
+    assert sorted(f.code for f in result.findings) == ["CTX411", "CTX412"]
+    empty = lint([".claude/agents/helper.md"], base=tree / "repo", **machine(tree))
+    build(tree, {"repo/.claude/agents/e.md": "---\nname: e\ndescription: d\n---\n"})
+    assert empty.findings == ()
+    assert lint([".claude/agents/e.md"], base=tree / "repo", **machine(tree)).findings == ()
+
+
+def test_definitions_in_subdirectories_are_found_and_a_link_loop_is_entered_once(
+    tree: Path,
+) -> None:
+    build(tree, {"repo/.claude/agents/team/deep.md": "---\nname: deep\ndescription: d\n---\nDeep."})
+    (tree / "repo" / ".claude" / "agents" / "team" / "loop").symlink_to("..")
+    assert _agent(tree, NEW, "deep").prompt == "Deep."
+    assert lint([".claude/agents/team/deep.md"], base=tree / "repo", **machine(tree)).findings == ()
