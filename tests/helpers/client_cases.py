@@ -81,7 +81,7 @@ CASES = (
       for name, versions in (
           ("general-purpose", ()), ("claude", ()), ("Explore", ()), ("Plan", ()),
           ("statusline-setup", ()), ("reviewer", ()), ("helper", ()), ("scribe", ()),
-          ("terse", ()), ("noskill", ()),
+          ("terse", ()), ("noskill", ()), ("deep", ()),
           ("fork", ("2.1.332",)),
       )),
     # Held out from the facts above: AGENTS.md files and no CLAUDE.md (SPEC 4c: at 2.1.332
