@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from assembler import Assembly
 from assembler.clients.claude_code.settings import slug
 from assembler.clients.headless import Body, Headless
 from assembler.verify.check import (
@@ -176,6 +177,24 @@ MACHINE_PATHS = re.compile(
 )
 
 
+def reference_steps(case: Case, pin: Pin, root: Path, cwd: Path) -> list[Assembly]:
+    """ctxasm's prediction for `case` laid out in `root` at the reference's release: at the
+    start, then after each read (of the subagent, for a subagent case)."""
+    environ = environment(root / "home", {})
+    version = load(case, pin)["version"]
+    if case.main_reads:  # the subagent starts after the main agent's reads
+        main = predict(cwd, case.client, version, touched=reads_before(case, root),
+                       environ=environ, **machine(root))  # fmt: skip
+        steps = [main.subagent(case.subagent)]
+        for path in reads(case, root):
+            steps.append(steps[-1].touch(path))
+        return steps
+    return predicted_steps(
+        cwd, case.client, version, reads(case, root), environ=environ,
+        subagent=case.subagent or None, **machine(root),
+    )  # fmt: skip
+
+
 def reference_differences(
     case: Case, pin: Pin, root: Path, plant: Callable[[Path], object] | None = None
 ) -> tuple[tuple[str, ...], tuple[Difference, ...]]:
@@ -187,19 +206,7 @@ def reference_differences(
     cwd = lay_out(case, root)
     if plant is not None:
         plant(root)
-    environ = environment(root / "home", {})
-    version = reference["version"]
-    if case.main_reads:  # the subagent starts after the main agent's reads
-        main = predict(cwd, case.client, version, touched=reads_before(case, root),
-                       environ=environ, **machine(root))  # fmt: skip
-        steps = [main.subagent(case.subagent)]
-        for path in reads(case, root):
-            steps.append(steps[-1].touch(path))
-    else:
-        steps = predicted_steps(
-            cwd, case.client, version, reads(case, root), environ=environ,
-            subagent=case.subagent or None, **machine(root),
-        )  # fmt: skip
+    steps = reference_steps(case, pin, root, cwd)
     shown = (START, *(f"after reading {r}" for r in case.reads))
     client = client_sides(headless, replayed(reference, root))
     return shown, compare(client, ctxasm_sides(headless, steps), shown)

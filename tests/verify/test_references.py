@@ -11,11 +11,12 @@ Each reference is compared with ctxasm at the release it was recorded with
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from assembler.clients.claude_code.headless import TASK
+from assembler.clients.claude_code.headless import PREAMBLE, TASK
 from assembler.verify.check import client_of, client_sides
 from tests.helpers.client_cases import (
     CASES,
@@ -23,10 +24,15 @@ from tests.helpers.client_cases import (
     REFERENCES,
     Case,
     compare_reference,
+    lay_out,
     load,
     reference_path,
+    reference_steps,
+    replayed,
 )
 from tests.helpers.clients import PINS, Pin
+
+_DATE = re.compile(r"Today's date is (\d{4}-\d\d-\d\d)\.")
 
 
 def _params() -> list[object]:
@@ -94,3 +100,30 @@ def test_the_subagent_references_are_the_subagents_requests() -> None:
                 case.name,
                 pin.version,
             )
+
+
+_SUBAGENT_CASES = [
+    pytest.param(case, pin, id=f"{pin.key}-{case.name}")
+    for case in CASES
+    if case.subagent
+    for pin in case.pins()
+]
+
+
+@pytest.mark.parametrize(("case", "pin"), _SUBAGENT_CASES)
+def test_a_subagents_instruction_and_date_blocks_are_ctxasms_byte_for_byte(
+    case: Case, pin: Pin, fixed_tmp: Path
+) -> None:
+    """Each block of the subagent's first message that holds the instruction files or the
+    date (Explore's and Plan's: the date alone) is in `render --subagent NAME --format
+    claude-code` as the client sent it (gitStatus, which ctxasm does not model, aside)."""
+    cwd = lay_out(case, fixed_tmp)
+    first = replayed(load(case, pin), fixed_tmp)[0]["messages"][0]["content"]
+    blocks = [b["text"] for b in first if "text" in b]
+    ours = reference_steps(case, pin, fixed_tmp, cwd)[0]
+    dated = [b for b in blocks if _DATE.search(b) and "# gitStatus" not in b]
+    date = _DATE.search(dated[0]).group(1)  # type: ignore[union-attr]
+    rendered = ours.render("claude-code", date=date)
+    wanted = [b for b in blocks if PREAMBLE in b or b in dated]
+    assert wanted and all(b.strip() in rendered for b in wanted), (case.name, pin.version)
+    assert (PREAMBLE in rendered) is any(PREAMBLE in b for b in blocks)
