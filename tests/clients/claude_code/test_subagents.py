@@ -324,3 +324,12 @@ def test_definitions_in_subdirectories_are_found_and_a_link_loop_is_entered_once
     (tree / "repo" / ".claude" / "agents" / "team" / "loop").symlink_to("..")
     assert _agent(tree, NEW, "deep").prompt == "Deep."
     assert lint([".claude/agents/team/deep.md"], base=tree / "repo", **machine(tree)).findings == ()
+
+
+def test_a_custom_agent_of_a_built_in_name_replaces_it(tree: Path) -> None:
+    build(
+        tree,
+        {"repo/.claude/agents/e.md": "---\nname: Explore\ndescription: Mine.\ntools: Read\n---\nx"},
+    )
+    assert _render(tree, NEW, subagent="Explore") == _render(tree, NEW)
+    assert _agent(tree, NEW, "Explore").origin == ".claude/agents/e.md"
