@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -48,6 +49,7 @@ AGENTS_DIR = "agents"
 MAX_AGENT_FILES = 200  # definitions read under one agents directory (the rest: noted, skipped)
 MAX_AGENT_ENTRIES = 20_000  # directory entries looked at under one agents directory
 MAX_AGENT_DEPTH = 16  # directories nested below it
+MAX_AGENT_BYTES = 16 * 1024 * 1024  # definitions read in one run, all directories together
 SKILL_TOOL = "Skill"
 BUILT_IN = "built-in"
 # The tools the main agent has (2.1.197 and 2.1.332, recorded), and the older names a
@@ -264,6 +266,7 @@ def definitions(run: Run, setup: ClaudeSetup) -> tuple[list[Definition], list[Di
     ctx = run.context
     found: list[Definition] = []
     notes: list[Diagnostic] = []
+    left = MAX_AGENT_BYTES
     for directory, layer in agent_dirs(ctx, setup):
         files, cut = definition_files(directory, run.disk)
         if cut:
@@ -273,6 +276,14 @@ def definitions(run: Run, setup: ClaudeSetup) -> tuple[list[Definition], list[Di
                 "check for a symlink to a large directory",
             ))  # fmt: skip
         for path in files:
+            size = _size(run.disk, path)
+            if size > left:
+                notes.append(AGENT_FRONTMATTER.at(ctx.display(path), (
+                    f"past {MAX_AGENT_BYTES // 1024 // 1024} MiB of agent definitions in one "
+                    "run: this one and the rest are not read"
+                )))  # fmt: skip
+                return found, notes
+            left -= size
             read = read_definition(path, layer, run.disk, run.policy.limits.skip_bytes, facts(run))
             if read is None:
                 continue
@@ -285,6 +296,15 @@ def definitions(run: Run, setup: ClaudeSetup) -> tuple[list[Definition], list[Di
                     "uses it too (its prompt and tools): make sure it belongs here"
                 )))  # fmt: skip
     return found, notes
+
+
+def _size(disk: Disk, path: str) -> int:
+    """A regular file's size (what a read may take); 0 for anything the reader refuses."""
+    try:
+        st = disk.stat(path)
+    except (OSError, ValueError):
+        return 0
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
 
 
 def _reached_out(ctx: Context, path: str, disk: Disk) -> codes.Code | None:

@@ -333,3 +333,15 @@ def test_a_custom_agent_of_a_built_in_name_replaces_it(tree: Path) -> None:
     )
     assert _render(tree, NEW, subagent="Explore") == _render(tree, NEW)
     assert _agent(tree, NEW, "Explore").origin == ".claude/agents/e.md"
+
+
+def test_agent_definitions_read_in_one_run_are_bounded_in_bytes(tree: Path) -> None:
+    agents = tree / "repo" / ".claude" / "agents"
+    body = "x" * (3 * 1024 * 1024)  # under the 4 MiB a file may have
+    for i in range(7):
+        (agents / f"big{i}.md").write_text(f"---\nname: big{i}\ndescription: d\n---\n{body}")
+    sub = _assemble(tree, NEW, subagent="general-purpose")
+    notes = [d for d in sub.diagnostics if d.code == "CTX410"]
+    assert [(d.path, "past 16 MiB" in d.message) for d in notes] == [
+        (".claude/agents/big5.md", True)
+    ]
