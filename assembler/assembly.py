@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Unpack
 from . import codes
 from .budget import apply_budget
 from .clients import registry
-from .clients.base import Client, touch_skips
+from .clients.base import Agents, Client, touch_skips
 from .discovery.context import Context, Discovery, Run, build_context
 from .discovery.disk import Disk, Observer
 from .discovery.touches import resolve_touched
-from .errors import SkillError
-from .model import Diagnostic, Policy, Severity, Skill, Source, TokenCounter
+from .errors import RequestError, SkillError
+from .model import AgentType, Diagnostic, Policy, Severity, Skill, Source, TokenCounter, Why
 from .output.sections import Escaped, escape_content, neutral_boundary, section_content
 from .policy import resolve_policy
 from .request import Options, PathLike, Request, checked_path
@@ -51,6 +51,7 @@ class Assembly(NamedTuple):
     notes: tuple[Diagnostic, ...] = ()  # what discovery said (the budget's notes come after)
     state: Any = None  # the client's own, for later touches (`Discovery.state`)
     version: ClientVersion = NO_VERSION  # the client's release modelled, and how it was chosen
+    agent: AgentType | None = None  # the subagent whose context this is (None: the main agent)
 
     @property
     def client_version(self) -> str:
@@ -124,6 +125,31 @@ class Assembly(NamedTuple):
             notes=(*self.notes, *added.diagnostics),
         )
 
+    def agents(self, *, observer: Observer | None = None, lint: bool = False) -> Agents:
+        """The agent types this agent can start as subagents (read now), with what is wrong
+        with their definitions; with `lint`, also where its files speak to types that will
+        not see them."""
+        client = registry.get(self.policy.client)
+        run = Run(self.context, self.policy, self.counter, Disk(observer), version=self.version)
+        return client.agents(run, self.discovered if lint else ())
+
+    def subagent(self, name: str, *, observer: Observer | None = None) -> Assembly:
+        """What a subagent of type `name`, started by this agent now, has: the files it
+        receives of those loaded at start (`AgentType`), and none of what this agent's reads
+        attached (a fork shares them); its `touch()`es never change this assembly. An
+        unknown type is a `RequestError` naming the types there are."""
+        agents = self.agents(observer=observer)
+        agent = agents.named(name)
+        if agent is None:
+            client = registry.get(self.policy.client)
+            raise RequestError(_no_agent(client, self.version, name, agents.types))
+        notes = (*self.notes, *agents.diagnostics)
+        if agent.shares_parent:
+            return _finish(self._replace(agent=agent), discovered=self.discovered,
+                           touched=self.touched, notes=notes)  # fmt: skip
+        started = tuple(s for s in self.discovered if not s.read_attached)
+        return _finish(self._replace(agent=agent), discovered=started, touched=(), notes=notes)
+
     def dated(self, now: dt.datetime | None = None) -> Assembly:
         """This assembly as of `now` (default: today), for a kept result: a live date moves on
         at midnight; a fixed one (`now`, or one the client's environment fixes) does not."""
@@ -145,6 +171,35 @@ def _find_skill(skills: Sequence[Skill], name: str) -> Skill:
     raise SkillError(f"{name}: no such skill; listed skills: {known}")
 
 
+def _no_agent(
+    client: Client[Any], version: ClientVersion, name: str, types: Sequence[AgentType]
+) -> str:
+    """A subagent type the client does not have, in its answer's terms."""
+    at = f"{client.title} {version.modelled}".rstrip()
+    if not types:
+        return f"subagent {name}: {at} starts no subagents; leave --subagent out"
+    names = ", ".join(sorted((a.name for a in types), key=str.lower))
+    answer = f"Agent type '{name}' not found"
+    return f'subagent {name}: {at} answers "{answer}"; its agent types: {names}'
+
+
+def _received(sources: Iterable[Source], agent: AgentType | None) -> tuple[Source, ...]:
+    """What `agent` receives of the discovered sources: its own reads' files always; the
+    skills list when it gets one; the files loaded at start when it gets them."""
+    if agent is None:
+        return tuple(sources)
+    return tuple(s for s in sources if receives(agent, s))
+
+
+def receives(agent: AgentType, source: Source) -> bool:
+    """Whether `agent` has `source` of what its parent discovered."""
+    if source.lazy or source.reason.why is Why.ENVIRONMENT:
+        return True
+    if source.reason.why is Why.SKILLS:
+        return agent.skills
+    return agent.instructions
+
+
 def _dedupe(diagnostics: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
     return tuple(dict.fromkeys(diagnostics))
 
@@ -157,7 +212,8 @@ def _finish(
     notes: Sequence[Diagnostic],
 ) -> Assembly:
     """Budget the discovered sources and say what was cut or escaped."""
-    sources, cut_notes = apply_budget(discovered, base.policy, base.max_tokens, base.counter)
+    received = _received(discovered, base.agent)
+    sources, cut_notes = apply_budget(received, base.policy, base.max_tokens, base.counter)
     escaped = [
         note
         for s in sources
@@ -234,8 +290,9 @@ def assemble(
     """Discover, budget and prepare the context an agent started in `cwd` would see.
 
     `options` are those of `request.Options` (policy, home, managed_dir, environ, touched,
-    max_tokens, counter, now, client_version), or pass a whole `Request` as `cwd`. `environment` adds the
-    environment section (working directory, platform, git, date), always last.
+    max_tokens, counter, now, client_version, subagent), or pass a whole `Request` as `cwd`.
+    `environment` adds the environment section (working directory, platform, git, date),
+    always last.
     """
     return run(Request.of(cwd, **options), environment=environment)
 
@@ -269,6 +326,8 @@ def run(
     )
     notes = (*version_notes(version), *discovery.diagnostics)
     result = _finish(base, discovered=discovery.sources, touched=(), notes=notes)
+    if request.subagent is not None:  # the touches are the subagent's reads
+        result = result.subagent(request.subagent, observer=observer)
     for path in request.touched:
         result = result.touch(path, observer=observer)
     return result

@@ -234,6 +234,23 @@ class Policy(NamedTuple):
 # --- what the renderers read --------------------------------------------------------------
 
 
+class AgentType(NamedTuple):
+    """An agent the client's main agent can start inside a session (a subagent), and what it
+    receives at its start."""
+
+    name: str
+    description: str
+    origin: str  # "built-in", or the definition file's path as shown
+    instructions: bool  # the instruction files loaded at start, as the main agent has them
+    skills: bool  # the skills list
+    tools: tuple[str, ...]  # its tools by name; () for all of the main agent's
+    excluded: tuple[str, ...] = ()  # with all tools: those left out
+    prompt: str = ""  # its own prompt (a custom agent's body)
+    model: str = ""  # its model as the client names it; "" for the main agent's
+    # A fork: the main agent's whole conversation, its attached files included and shared.
+    shares_parent: bool = False
+
+
 class Assembled(Protocol):
     """What rendering needs of an assembly (`assembly.Assembly` is one). The renderers depend
     on this shape, not on the module that assembles, so that module can call them."""
@@ -258,4 +275,9 @@ class Assembled(Protocol):
     @property
     def client_version(self) -> str:
         """The release of the client modelled ("": none in particular)."""
+        ...
+
+    @property
+    def agent(self) -> AgentType | None:
+        """The subagent whose context this is (None: the main agent's)."""
         ...

@@ -35,7 +35,9 @@ class Options(TypedDict, total=False):
     the agent has read, in order (lazy loading); `max_tokens`: a total budget (default: the
     policy's; 0: none); `counter`: a token counter (default: `estimate_tokens`); `now`: the
     moment for the date (default: now); `client_version`: the release of the policy's client
-    to model (a release number, `latest` or `installed`; default: the newest it models).
+    to model (a release number, `latest` or `installed`; default: the newest it models);
+    `subagent`: the agent type (a built-in one or a custom agent's name) whose context to
+    assemble instead of the main agent's, `touched` then being its reads (default: none).
     """
 
     policy: PolicySpec
@@ -47,6 +49,7 @@ class Options(TypedDict, total=False):
     counter: TokenCounter | None
     now: dt.datetime | None
     client_version: str | None
+    subagent: str | None
 
 
 class Request(NamedTuple):
@@ -62,6 +65,7 @@ class Request(NamedTuple):
     counter: TokenCounter
     now: dt.datetime | None
     client_version: str | None = None  # as asked (`versions.checked_asked`); None: the newest
+    subagent: str | None = None  # the agent type asked for; None: the main agent
 
     @classmethod
     def of(cls, cwd: PathLike | Request = ".", **options: Unpack[Options]) -> Request:
@@ -97,6 +101,7 @@ class Request(NamedTuple):
             counter=options.get("counter") or estimate_tokens,
             now=_checked_now(options.get("now")),
             client_version=checked_asked(options.get("client_version")),
+            subagent=_checked_subagent(options.get("subagent")),
         )
 
 
@@ -123,6 +128,12 @@ def checked_paths(values: object, what: str) -> tuple[PathLike, ...]:
     if not isinstance(values, Iterable):
         raise RequestError(f"{what}: {type(values).__name__} is not a list of paths")
     return tuple(checked_path(value, what) for value in values)
+
+
+def _checked_subagent(value: object) -> str | None:
+    if value is None or (isinstance(value, str) and value.strip() and "\0" not in value):
+        return value
+    raise RequestError(f"subagent: {value!r}; pass the name of an agent type of the client")
 
 
 def _checked_budget(value: object) -> int | None:

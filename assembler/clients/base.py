@@ -37,7 +37,7 @@ from ..codes import Code
 from ..discovery.context import Discovery, Run
 from ..discovery.loader import AS_WRITTEN, Reading
 from ..errors import RequestError, SkillError
-from ..model import Assembled, Skill, Source
+from ..model import AgentType, Assembled, Diagnostic, Skill, Source
 from ..versions import INSTALLED, LATEST, NO_VERSION, ClientVersion, VersionTable
 from .headless import Headless
 
@@ -75,6 +75,7 @@ class FileKind(enum.Enum):
     MEMORY = "memory"  # an index the client cuts to its limits
     NEVER_LOADED = "never loaded"  # named like an instruction file, never read
     SETTINGS = "settings"  # a client's settings file: it decides what loads from its directory
+    AGENT = "agent"  # a subagent's definition: its prompt, never loaded as instructions
     REFERENCE = (
         "reference"  # read with a skill, on demand (another agent's file in a skill's folder)
     )
@@ -125,6 +126,18 @@ class Advice(NamedTuple):
     deeper_start: str = (  # CTX207, after "@x is dropped when the agent starts in a/ (...): "
         "import it from those directories' own instruction files too"
     )
+
+
+class Agents(NamedTuple):
+    """The agent types a session offers (built-in first, then the user's own definitions in
+    the client's order), and what was found wrong with the definitions."""
+
+    types: tuple[AgentType, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()
+    note: str = ""  # what the client says plainly of them (which start without its files)
+
+    def named(self, name: str) -> AgentType | None:
+        return next((a for a in self.types if a.name == name), None)
 
 
 class Client(abc.ABC, Generic[S]):
@@ -269,6 +282,13 @@ class Client(abc.ABC, Generic[S]):
         be read, so only checks of where it is apply); `tracked`: the repository's tracked
         files (None outside git). Lint keeps what `lint_codes` lists."""
         return ()
+
+    def agents(self, run: Run, started: Sequence[Source] = ()) -> Agents:
+        """The agent types its main agent can start as subagents at the release `run` models
+        (`Agents`; none: it starts none), with what is wrong with their definitions; given
+        what the main agent `started` with, also where that text speaks to subagents that
+        will not see it (lint)."""
+        return Agents(())
 
     def date(self, environ: Mapping[str, str]) -> str | None:
         """The date its environment fixes for the run (None: today's)."""

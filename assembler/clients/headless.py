@@ -104,6 +104,12 @@ class Headless(abc.ABC):
         """What one read attached, in `text` (a request's `read_text`, or what a touch
         appended to ctxasm's rendering)."""
 
+    def delegating(self, agent: str, before: Sequence[str] = ()) -> Headless | None:
+        """The same agent, its main agent made to read each of `before`, then start one
+        subagent of type `agent`: then the turns are the subagent's (its start, and after each
+        of its scripted reads). None: this agent starts no subagents."""
+        return None
+
     def home_file(self, relative: str, data: bytes) -> bytes | None:
         """What the temporary home holds of a file ctxasm read from the user's home (by
         default, a copy; None leaves it out): a client keeps back what it need not send."""

@@ -13,7 +13,7 @@ from ..live.explain import explain as run_explain
 from ..live.side_by_side import side_by_side
 from ..policy import agent_policy
 from .echo import write_output
-from .options import Command, DiscoveryArgs, discovery_options, path_argument
+from .options import Command, DiscoveryArgs, discovery_options, path_argument, subagent_option
 
 
 @click.command(
@@ -27,6 +27,7 @@ from .options import Command, DiscoveryArgs, discovery_options, path_argument
 )
 @path_argument
 @discovery_options
+@subagent_option
 @click.option(
     "--json",
     "as_json",
@@ -47,6 +48,7 @@ def explain(
     as_json: bool,
     show_all: bool,
     client: str | None,
+    subagent: str | None,
 ) -> int:
     """Every candidate source in load order: why it is there, its size, what became of it.
     With --policy all (or --client all): every agent side by side, and where they differ."""
@@ -55,10 +57,13 @@ def explain(
     if "all" in (client, discovery.policy):
         if show_all:
             raise click.UsageError("--all lists one agent's absent candidates; not with all")
+        if subagent is not None:
+            raise click.UsageError("--subagent names one agent's subagent; not with all")
         return _side_by_side(path, discovery, as_json)
     options = discovery.options()
     if client is not None:
         options["policy"] = agent_policy(registry.get(client))
+    options["subagent"] = subagent
     result = run_explain(path, **options)
     if as_json:
         text = explain_view.json_text(result, show_all=show_all)

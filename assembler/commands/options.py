@@ -175,3 +175,10 @@ out_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write here instead of stdout (a file is replaced atomically; a FIFO or device is written in place).",
 )
+
+subagent_option = click.option(
+    "--subagent",
+    metavar="NAME",
+    help="What a subagent of this type receives instead of the main agent (general-purpose, "
+    "Explore, Plan, fork, or a custom agent's name); --touch paths are its reads.",
+)

@@ -17,7 +17,14 @@ from ..output.tiers import RequestOptions
 from ..request import checked_date
 from .echo import finish, write_output
 from .format_option import format_option
-from .options import Command, DiscoveryArgs, discovery_options, out_option, path_argument
+from .options import (
+    Command,
+    DiscoveryArgs,
+    discovery_options,
+    out_option,
+    path_argument,
+    subagent_option,
+)
 from .request_options import request_options
 
 
@@ -43,6 +50,7 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 )
 @path_argument
 @discovery_options
+@subagent_option
 @format_option
 @click.option(
     "--date",
@@ -59,9 +67,12 @@ def render(
     out: Path | None,
     env: bool,
     request: RequestOptions | None,
+    subagent: str | None,
 ) -> int:
     """Print the context an agent started in PATH would see."""
-    assembly = assemble(path, environment=env, **discovery.options())
+    options = discovery.options()
+    options["subagent"] = subagent
+    assembly = assemble(path, environment=env, **options)
     write_output(assembly.render(fmt, date=date, options=request), out, assembly)
     if elsewhere := loading_elsewhere(assembly, path, **discovery.options()):
         click.echo(f"ctxasm: {elsewhere_line(assembly, elsewhere)}", err=True)

@@ -227,6 +227,8 @@ def lint(
         # cwd), and at each start with settings of its own (they may move its auto memory).
         for directory in run.checks.note_starts(start, load_dirs):
             findings += _leveled(run.checks.start_notes(directory, here), run.levels)
+        for directory in start:  # the agent types a start offers (their own files)
+            findings += _leveled(run.checks.agent_notes(directory, here), run.levels)
         for directory in sorted(load_dirs) if whole_tree else start:
             findings += run.checks.over_budget(directory, here)
         findings += _leveled(run.checks.version_dependent([*start, *starts], here), run.levels)

@@ -273,6 +273,22 @@ class StartChecks:
             if note.code in _FROM_OUTSIDE and note.code in self.starts.client.lint_codes
         ]
 
+    def agent_notes(self, cwd: Path, shown_base: Path) -> list[Finding]:
+        """What the client started in `cwd` finds wrong with the agent types it can start
+        (`Client.agents`: their definitions, and its files speaking to types that will not
+        see them), for its own checks; none to ask when it starts no subagents."""
+        wanted = [c for c in self.starts.client.lint_codes if c in self._wanted]
+        if not wanted:
+            return []
+        assembly = self.assembly(cwd)
+        root = assembly.context.project_root
+        found = assembly.agents(observer=self.starts.shared_reads(), lint=True).diagnostics
+        return [
+            Finding(_lint_path(d.path, root, shown_base), 1, 1, d.code, d.message)
+            for d in found
+            if d.code in wanted
+        ]
+
     def client_notes(self, info: FileInfo) -> list[Finding]:
         """What each client that loads `info` at start says about it at a position when it
         discovers the file's directory (the line where a byte budget stops reading, an import
@@ -459,6 +475,14 @@ class StartChecks:
 # The starts lint compares across a client's modelled releases (CTX605), the first in name
 # order: each costs one more discovery per release.
 MAX_VERSION_STARTS = 200
+
+
+def _lint_path(display: str, root: Path, shown_base: Path) -> str:
+    """A path as a run displays it (relative to the project root, `~/...`, absolute) as lint
+    shows it (relative to its base)."""
+    if display.startswith("~"):
+        return display
+    return relative_shown(os.path.normpath(root / display), shown_base)
 
 
 def _loaded_text(discovery: Discovery[Any] | None) -> dict[str, str]:

@@ -326,10 +326,11 @@ class FileChecker:
         parsed = parse(text, EVERY_STEP)
         lines = Lines(text)
         self._frontmatter(parsed.frontmatter, add)
-        self._content(info, parsed, add)
+        if info.kind is not FileKind.AGENT:  # a prompt, not instructions: never skipped
+            self._content(info, parsed, add)
         self._secrets_and_tags(lines, parsed.text, add)
-        if info.kind not in (FileKind.MEMORY, FileKind.REFERENCE):
-            self._imports(info, parsed, lines, add)
+        if info.kind not in (FileKind.MEMORY, FileKind.REFERENCE, FileKind.AGENT):
+            self._imports(info, parsed, lines, add)  # the client follows none in a prompt
         return Checked(out, text, parsed.body, lines)
 
     def _private(self, info: FileInfo, add: Add) -> None:

@@ -14,12 +14,12 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Unpack
 
-from ..assembly import Assembly, run
+from ..assembly import Assembly, receives, run
 from ..clients import registry
 from ..codes import Skip as Skip  # rows name their skip with it (`Row.skip`)
 from ..discovery.disk import QuietObserver
 from ..display import PATTERN_CHARS, shown
-from ..model import Cut, Diagnostic, Layer, Reason, RulesOrder, Source
+from ..model import AgentType, Cut, Diagnostic, Layer, Reason, RulesOrder, Source, Why
 from ..output.sections import LayerTokens as LayerTokens  # `Explanation.layers` holds them
 from ..output.sections import context_tokens, source_tokens
 from ..request import Options, PathLike, Request
@@ -71,6 +71,17 @@ class Row(NamedTuple):
     notes: tuple[Diagnostic, ...] = ()  # other findings about this file
 
 
+class AgentRow(NamedTuple):
+    """One agent type the main agent can start, beside it: the instruction files loaded at
+    start that it receives (display paths, in order), and whether it gets the skills list."""
+
+    name: str
+    origin: str  # "built-in", or its definition's path as shown
+    files: tuple[str, ...]
+    skills: bool
+    shares_parent: bool = False  # a fork: the main agent's conversation, reads included
+
+
 class Explanation(NamedTuple):
     assembly: Assembly
     rows: tuple[Row, ...]
@@ -80,6 +91,8 @@ class Explanation(NamedTuple):
     budget: int  # 0: no total budget
     rules_order: RulesOrder | None  # None: the run read no directory, so no order mattered
     notes: tuple[Diagnostic, ...]  # diagnostics about no listed file (settings, rules dirs)
+    agents: tuple[AgentRow, ...] = ()  # the main agent first, then each subagent type
+    agents_note: str = ""  # the client's plain words about them
 
     def visible(self, show_all: bool) -> tuple[Row, ...]:
         return (
@@ -94,6 +107,9 @@ class _Event(NamedTuple):
     reason: Reason | None = None
     diagnostic: Diagnostic | None = None
     source: Source | None = None
+
+
+_NOT_FILES = frozenset({Why.SKILLS, Why.ENVIRONMENT})  # sections, not instruction files
 
 
 class Trace(QuietObserver):
@@ -134,7 +150,34 @@ def explain(cwd: PathLike | Request = ".", **options: Unpack[Options]) -> Explan
         for source in assembly.attached(before):
             attached_in[source.path] = phase
     order = assembly.policy.rules_order if trace.listed_any else None
-    return _explanation(assembly, trace.events, attached_in, order)
+    explained = _explanation(assembly, trace.events, attached_in, order)
+    if assembly.agent is not None:
+        return explained
+    agents = assembly.agents()
+    if not agents.types:
+        return explained
+    return explained._replace(agents=_agent_rows(assembly, agents.types), agents_note=agents.note)
+
+
+def _agent_rows(assembly: Assembly, types: Sequence[AgentType]) -> tuple[AgentRow, ...]:
+    """The main agent's start files and skills list, then what each type receives of them."""
+    started = [s for s in assembly.sources if not s.lazy and not s.dropped]
+    files = [s for s in started if s.reason.why not in _NOT_FILES]
+    skills = any(s.reason.why is Why.SKILLS for s in started)
+    main = AgentRow("main agent", "", tuple(s.display for s in files), skills)
+    return (
+        main,
+        *(
+            AgentRow(
+                t.name,
+                t.origin,
+                tuple(s.display for s in files if receives(t, s)),
+                skills and t.skills,
+                t.shares_parent,
+            )
+            for t in types
+        ),
+    )
 
 
 # --- rows ---------------------------------------------------------------------------------
@@ -227,7 +270,10 @@ def _patterns(patterns: Sequence[str]) -> str:
     return ", ".join(shown(p, PATTERN_CHARS) for p in patterns)
 
 
-def _candidate_row(c: _Candidate, display: str, earlier: _Earlier, count: Count) -> Row:
+def _candidate_row(
+    c: _Candidate, display: str, earlier: _Earlier, count: Count, agent: AgentType | None
+) -> Row:
+    """Why a candidate is not in the assembly (`agent`: the subagent's, if it is one's)."""
     base = Row(c.layer, display, c.path, c.reason, Status.SKIPPED)
     if c.skip is not None:
         skip = skip_of(c.skip.code)
@@ -235,6 +281,12 @@ def _candidate_row(c: _Candidate, display: str, earlier: _Earlier, count: Count)
         return base._replace(skip=skip, code=c.skip.code, detail=c.skip.message, bytes=size)
     if c.loaded is not None:  # loaded, yet not in the assembly: a rule waiting for its paths
         s = c.loaded.stats
+        if agent is not None and not c.loaded.paths and not receives(agent, c.loaded):
+            return base._replace(
+                skip=Skip.EXCLUDED_AGENT,
+                detail=f"the main agent has it; the {agent.name} subagent starts without it",
+                lines=s.lines, bytes=s.bytes, chars=s.chars, tokens=count(c.loaded),
+            )  # fmt: skip
         return base._replace(
             skip=Skip.NOT_MATCHED,
             detail=f"paths: {_patterns(c.loaded.paths)}; loaded when the agent touches a matching file",
@@ -282,7 +334,8 @@ def _explanation(
     final = {s.key: s for s in assembly.sources}
     candidates, orphans = _candidates(events)
     skipped = _Rows()
-    where = _placed(candidates, final, attached_in, assembly.context.display, skipped, count)
+    shown_as = assembly.context.display
+    where = _placed(candidates, final, attached_in, shown_as, skipped, count, assembly.agent)
     placeholders = _orphan_rows(orphans, final, skipped)
     rows = _merge(assembly.sources, where, skipped.ordered(), placeholders, count)
     rows, notes = _attach_notes(rows, assembly.diagnostics)
@@ -306,6 +359,7 @@ def _placed(
     display: Callable[[str], str],
     skipped: _Rows,
     count: Count,
+    agent: AgentType | None,
 ) -> dict[tuple[str, bool], int]:
     """The event where each source in the assembly was loaded; a row for every other one."""
     where: dict[tuple[str, bool], int] = {}
@@ -322,7 +376,7 @@ def _placed(
         elif c.skip is None and c.phase > 0 and (c.path, False) in final:
             pass  # loaded at start, met again by a read (a rule when a touch reads rules again)
         else:
-            skipped.add(c.index, _candidate_row(c, display(c.path), earlier, count))
+            skipped.add(c.index, _candidate_row(c, display(c.path), earlier, count, agent))
         earlier.paths.append(c.path)
     return where
 

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from ..clients import registry
 from ..display import counted, dumps, shown
-from ..model import Diagnostic, Layer
+from ..model import AgentType, Diagnostic, Layer
+from ..output.render import agent_json
 from ..tokens import estimated
 from .explain import Explanation, Row, Skip, Status, rules_order_text
 
@@ -67,6 +68,7 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
         "cwd": str(a.context.cwd),
         "project_root": str(a.context.project_root),
         "rules_order": explanation.rules_order.value if explanation.rules_order else None,
+        "subagent": agent_json(a.agent) if a.agent is not None else None,
         "touched": list(a.touched),
         "sources": [_row_json(r) for r in explanation.visible(show_all)],
         "budget": {
@@ -79,7 +81,71 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
             ],
         },
         "notes": [diagnostic_json(d) for d in explanation.notes],
+        "subagents": agents_json(explanation),
+        "subagents_note": explanation.agents_note or None,
     }
+
+
+def agent_text(agent: AgentType) -> str:
+    """A subagent type on one line: what it receives at its start."""
+    files = (
+        "the main agent's conversation, its files included"
+        if agent.shares_parent
+        else "the instruction files loaded at start"
+        if agent.instructions
+        else "no instruction files (only the date)"
+    )
+    skills = "the skills list" if agent.skills else "no skills list"
+    tools = ", ".join(agent.tools) if agent.tools else "all tools"
+    if agent.excluded:
+        tools += f" but {', '.join(agent.excluded)}"
+    model = agent.model or "the main agent's model"
+    prompt = f"; its own prompt, {len(agent.prompt):,} chars" if agent.prompt else ""
+    origin = shown(agent.origin)
+    return f"{agent.name} ({origin}): {files}; {skills}; {tools}; {model}{prompt}"
+
+
+def agent_lines(explanation: Explanation) -> list[str]:
+    """The subagents section: each agent type beside the main agent, the instruction files it
+    receives of those the main agent loaded at start, and the client's plain words."""
+    rows = explanation.agents
+    if not rows:
+        return []
+    main = rows[0]
+    width = max(len(shown(r.name)) for r in rows)
+    out = ["subagents: what each agent type receives at its start, beside the main agent"]
+    for row in rows:
+        if row.shares_parent:
+            files = "the main agent's whole conversation, its reads included"
+        elif row is main:
+            files = f"{counted(len(row.files), 'instruction file')} loaded at start"
+        elif row.files == main.files:
+            files = f"the same {counted(len(row.files), 'instruction file')}"
+        elif not row.files:
+            files = "no instruction files"
+        else:
+            files = f"{counted(len(row.files), 'instruction file')}: " + ", ".join(
+                shown(f) for f in row.files
+            )
+        skills = "skills list" if row.skills else "no skills list"
+        origin = f" ({shown(row.origin)})" if row.origin else ""
+        out.append(f"  {shown(row.name):<{width}}  {files}; {skills}{origin}")
+    if explanation.agents_note:
+        out.append(f"  {explanation.agents_note}.")
+    return out
+
+
+def agents_json(explanation: Explanation) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": r.name,
+            "origin": r.origin or None,
+            "files": list(r.files),
+            "skills": r.skills,
+            "shares_parent": r.shares_parent,
+        }
+        for r in explanation.agents
+    ]
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
@@ -166,6 +232,8 @@ def show(
     if order is not None and show_all:  # the same every run: shown when everything is asked
         client = explanation.assembly.policy.client
         say(f"rules order: {order.value}: {rules_order_text(order, client)}")
+    if a.agent is not None:
+        say(f"subagent: {agent_text(a.agent)}")
     if a.touched:
         say(f"touched: {', '.join(shown(t) for t in a.touched)}")
     rows, left_out = listed(explanation.visible(show_all))
@@ -182,6 +250,8 @@ def show(
         console.print(f"{absent} candidate locations do not exist (--all lists them)")
     for note in explanation.notes:
         say(note.line())
+    for line in agent_lines(explanation):
+        say(line)
     for picture in _budget(explanation, color, min(BAR_WIDTH, console.width - 2)):
         console.print(picture)
 

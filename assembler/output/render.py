@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .. import resources
 from ..display import counted, dumps, shown
 from ..errors import RenderError
-from ..model import Assembled, Severity, Source
+from ..model import AgentType, Assembled, Severity, Source
 from ..request import checked_date
 from ..tokens import estimated
 from . import formats
@@ -156,7 +156,9 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
     text = SEPARATOR.join(section_text(s) for s in native)  # the xml format
     boundary = assembly.policy.boundary
     tokens = context_tokens(assembly.sources, assembly.policy, assembly.counter)
+    agent = assembly.agent
     return {
+        **({"subagent": agent_json(agent)} if agent is not None else {}),
         "version": 1,
         "policy": assembly.policy.name,
         "client_version": assembly.client_version or None,  # the client's release modelled
@@ -183,6 +185,22 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
             "bytes": len(text.encode("utf-8", "surrogatepass")),  # a file name not UTF-8
         },
         "touched": list(assembly.touched),
+    }
+
+
+def agent_json(agent: AgentType) -> dict[str, Any]:
+    """What a subagent receives besides the sources: its type, tools, prompt and model."""
+    return {
+        "name": agent.name,
+        "description": agent.description,
+        "origin": agent.origin,
+        "instructions": agent.instructions,
+        "skills": agent.skills,
+        "tools": list(agent.tools) or "all",
+        "tools_excluded": list(agent.excluded),
+        "prompt": agent.prompt,
+        "model": agent.model or "inherit",
+        "shares_parent": agent.shares_parent,
     }
 
 

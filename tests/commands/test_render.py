@@ -190,3 +190,18 @@ def test_nothing_loaded_names_the_agents_that_do_load_files_here(tmp_path: Path)
     )
     loaded = ctxasm(["render", str(repo), *machine, "--policy", "gemini"])
     assert loaded.exit_code == 0 and loaded.stdout and loaded.stderr == ""
+
+
+def test_subagent_of_a_client_without_subagents_is_a_usage_error(tmp_path: Path) -> None:
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/AGENTS.md": "hello"})
+    code, out, err = invoke(
+        tmp_path, str(tmp_path / "repo"), "--policy", "codex", "--subagent", "Explore"
+    )
+    assert (code, out) == (2, "")
+    assert (
+        err.startswith("ctxasm: subagent Explore: Codex 0.171 starts no subagents;")
+        and err.count("\n") == 1
+    )
+    code, out, err = invoke(tmp_path, str(tmp_path / "repo"), "--subagent", " ")
+    assert (code, out, err.count("\n")) == (2, "", 1) and "pass the name of an agent type" in err

@@ -20,14 +20,16 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from assembler import Assembly
 from assembler.clients.claude_code.settings import slug
-from assembler.clients.headless import Body
+from assembler.clients.headless import Body, Headless
 from assembler.verify.check import (
     START,
     client_of,
     client_sides,
     compare,
     ctxasm_sides,
+    predict,
     predicted_steps,
 )
 from assembler.verify.compare import Difference, report
@@ -51,11 +53,19 @@ class Case(NamedTuple):
     cwd: str
     client: str
     reads: tuple[str, ...] = ()
+    subagent: str = ""  # the agent type the main agent starts; its requests are recorded
+    versions: tuple[str, ...] = ()  # the pinned versions it is recorded at (): every one
+    main_reads: tuple[str, ...] = ()  # what the main agent reads before it starts the subagent
 
     def pins(self) -> tuple[Pin, ...]:
-        return tuple(p for p in PINS if p.client == self.client)
+        return tuple(
+            p
+            for p in PINS
+            if p.client == self.client and (not self.versions or p.version in self.versions)
+        )
 
 
+_SUBAGENT_READS = ("repo/services/api/src/handlers/users.ts", "repo/web/src/App.tsx")
 CASES = (
     Case("demo-api", "demo", "repo/services/api", "claude-code",
          ("repo/services/api/src/handlers/users.ts",)),
@@ -65,6 +75,26 @@ CASES = (
     Case("agents-only", "codex", "repo/services/api", "claude-code"),
     Case("codex-api", "codex", "repo/services/api", "codex"),
     Case("gemini-app", "gemini", "repo/app", "gemini", ("repo/app/GEMINI.md",)),
+    # What each agent type the Agent tool starts receives, and what its reads attach (SPEC
+    # 4c): built in, custom agents of the project (with and without tools:) and of the user.
+    *(Case(f"subagent-{name}", "subagents", "repo", "claude-code", _SUBAGENT_READS, name,
+           versions)
+      for name, versions in (
+          ("general-purpose", ()), ("claude", ()), ("Explore", ()), ("Plan", ()),
+          ("statusline-setup", ()), ("reviewer", ()), ("helper", ()), ("scribe", ()),
+          ("terse", ()), ("noskill", ()), ("deep", ()),
+          ("fork", ("2.1.332",)),
+      )),
+    # Held out from the facts above: AGENTS.md files and no CLAUDE.md (SPEC 4c: at 2.1.332
+    # subagents with an instruction block get them; a read attaches nested AGENTS.md).
+    *(Case(f"agents-md-subagent-{name}", "codex", "repo", "claude-code",
+           ("repo/services/api/TEAM.md",), name)
+      for name in ("general-purpose", "Explore")),
+    # The main agent reads first: a subagent attaches again what it already has; a fork
+    # shares its set (SPEC 4c).
+    *(Case(f"subagent-{name}-after-main-read", "subagents", "repo", "claude-code",
+           _SUBAGENT_READS[:1], name, versions=versions, main_reads=_SUBAGENT_READS[:1])
+      for name, versions in (("general-purpose", ()), ("Explore", ()), ("fork", ("2.1.332",)))),
 )  # fmt: skip
 BY_NAME = {case.name: case for case in CASES}
 
@@ -82,12 +112,28 @@ def lay_out(case: Case, root: Path) -> Path:
     return root / case.cwd
 
 
+def case_headless(case: Case, root: Path) -> Headless:
+    """How the case's program runs headless: for a subagent case, its main agent starting
+    that subagent, whose requests are the turns (`Headless.delegating`)."""
+    _, headless = client_of(case.client)
+    if not case.subagent:
+        return headless
+    delegating = headless.delegating(case.subagent, reads_before(case, root))
+    if delegating is None:
+        raise ValueError(f"{case.name}: {case.client} starts no subagents")
+    return delegating
+
+
 def machine(root: Path) -> dict[str, Any]:
     return {"home": root / "home", "managed_dir": root / "managed"}
 
 
 def reads(case: Case, root: Path) -> tuple[str, ...]:
     return tuple(str(root / r) for r in case.reads)
+
+
+def reads_before(case: Case, root: Path) -> tuple[str, ...]:
+    return tuple(str(root / r) for r in case.main_reads)
 
 
 def reference_path(case: Case, pin: Pin) -> Path:
@@ -131,6 +177,24 @@ MACHINE_PATHS = re.compile(
 )
 
 
+def reference_steps(case: Case, pin: Pin, root: Path, cwd: Path) -> list[Assembly]:
+    """ctxasm's prediction for `case` laid out in `root` at the reference's release: at the
+    start, then after each read (of the subagent, for a subagent case)."""
+    environ = environment(root / "home", {})
+    version = load(case, pin)["version"]
+    if case.main_reads:  # the subagent starts after the main agent's reads
+        main = predict(cwd, case.client, version, touched=reads_before(case, root),
+                       environ=environ, **machine(root))  # fmt: skip
+        steps = [main.subagent(case.subagent)]
+        for path in reads(case, root):
+            steps.append(steps[-1].touch(path))
+        return steps
+    return predicted_steps(
+        cwd, case.client, version, reads(case, root), environ=environ,
+        subagent=case.subagent or None, **machine(root),
+    )  # fmt: skip
+
+
 def reference_differences(
     case: Case, pin: Pin, root: Path, plant: Callable[[Path], object] | None = None
 ) -> tuple[tuple[str, ...], tuple[Difference, ...]]:
@@ -142,11 +206,7 @@ def reference_differences(
     cwd = lay_out(case, root)
     if plant is not None:
         plant(root)
-    environ = environment(root / "home", {})
-    steps = predicted_steps(
-        cwd, case.client, reference["version"], reads(case, root), environ=environ,
-        **machine(root),
-    )  # fmt: skip
+    steps = reference_steps(case, pin, root, cwd)
     shown = (START, *(f"after reading {r}" for r in case.reads))
     client = client_sides(headless, replayed(reference, root))
     return shown, compare(client, ctxasm_sides(headless, steps), shown)
@@ -158,12 +218,14 @@ def compare_reference(case: Case, pin: Pin, root: Path) -> str | None:
     return report(f"{pin.key} {case.name}", found, shown) if found else None
 
 
-def case_params() -> list[object]:
-    """Every case at every version it is recorded at, as pytest parameters (`case`, `pin`)."""
+def case_params(*, subagents: bool = True) -> list[object]:
+    """Every case at every version it is recorded at, as pytest parameters (`case`, `pin`);
+    without `subagents`, only the main agent's cases (those `ctxasm verify` checks)."""
     import pytest
 
     return [
         pytest.param(case, pin, id=f"{pin.key}-{case.name}")
         for case in CASES
         for pin in case.pins()
+        if subagents or not case.subagent
     ]

@@ -345,6 +345,8 @@ def test_every_code_has_a_test_case() -> None:
     elsewhere |= {"CTX804"}  # test_whole_repository_lint_reports_auto_memory_the_repositorys_...
     elsewhere |= {"CTX901", "CTX902"}  # tests/clients/codex/test_client.py
     elsewhere |= {"CTX911", "CTX913", "CTX914", "CTX915"}  # tests/clients/gemini/test_client.py
+    # tests/clients/claude_code/test_subagents.py: the agent types a start offers
+    elsewhere |= {"CTX410", "CTX411", "CTX412", "CTX413", "CTX414"}
     assert set(CASES) | elsewhere == {rule.code for rule in registry.lint_codes()}
 
 

@@ -239,3 +239,24 @@ def test_a_retargeted_touched_link_is_seen(tmp_path: Path, repo: Path) -> None:
     (repo / "cur").symlink_to("b")
     again = asm.assemble(touched)
     assert "In b." in again.text and "In a." not in again.text
+
+
+def test_a_subagents_context_follows_its_definition(tmp_path: Path) -> None:
+    """`Assembler(subagent=...)`: an edit to the custom agent's file is heard like an edit to
+    an instruction file (its `tools:` now leave out the Skill tool: no skills list)."""
+    repo = git_init(tmp_path / "repo")
+    agent = repo / ".claude" / "agents" / "rev.md"
+    build(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "Root.",
+            "repo/.claude/skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\nx",
+            "repo/.claude/agents/rev.md": "---\nname: rev\ndescription: d\n---\nx",
+        },
+    )
+    asm = Assembler(repo, subagent="rev", **machine(tmp_path))
+    assert settle(asm).agent.skills
+    agent.write_text("---\nname: rev\ndescription: d\ntools: Read\n---\nx")
+    after = asm.assemble()
+    assert after.agent is not None and not after.agent.skills
+    assert after == assemble(repo, subagent="rev", **machine(tmp_path))

@@ -329,6 +329,7 @@ SOURCE_SCHEMA: dict[str, Any] = {
 TOP_SCHEMA: dict[str, Any] = {
     "version": int, "policy": str, "client_version": str, "cwd": str, "project_root": str,
     "rules_order": str, "touched": list, "sources": list, "budget": dict, "notes": list,
+    "subagent": type(None), "subagents": list, "subagents_note": str,
 }  # fmt: skip
 BUDGET_SCHEMA = {"max_tokens": int, "total": int, "boundary": int, "layers": list}
 CUT_SCHEMA = {"kind": str, "reason": str, "lines": int, "chars": int, "tokens": int}
@@ -548,3 +549,55 @@ def test_at_80_columns_each_reason_takes_at_most_two_lines(tmp_path: Path) -> No
         below = itertools.takewhile(lambda line: not line[:start].strip(), lines[at + 1 :])
         reason = [part for line in below if (part := line[start:].split("  ")[0])]
         assert (" ".join(reason), len(reason) <= 2) == (row.reason.text, True), done.stdout
+
+
+# --- subagents ----------------------------------------------------------------------------
+
+
+def _subagent_tree(tmp_path: Path) -> Path:
+    repo = git_init(tmp_path / "repo")
+    build(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "root",
+            "repo/.claude/rules/a.md": "rule",
+            "repo/.claude/agents/rev.md": "---\nname: rev\ndescription: d\ntools: Read\n---\nx",
+            "home/.claude/skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\nx",
+        },
+    )
+    return repo
+
+
+def test_explain_sets_each_agent_type_beside_the_main_agent(tmp_path: Path) -> None:
+    repo = _subagent_tree(tmp_path)
+    result = explain(repo, client_version="2.1.197", **machine(tmp_path))
+    rows = {r.name: (r.files, r.skills, r.shares_parent) for r in result.agents}
+    both = ("CLAUDE.md", ".claude/rules/a.md")
+    assert rows == {
+        "main agent": (both, True, False),
+        "claude": (both, True, False),
+        "Explore": ((), True, False),
+        "general-purpose": (both, True, False),
+        "Plan": ((), True, False),
+        "statusline-setup": (both, False, False),
+        "rev": (both, False, False),
+    }  # no fork at 2.1.197
+    assert result.agents_note == "Explore and Plan start without your CLAUDE.md files"
+    text = invoke(tmp_path, str(repo)).stdout
+    assert "  Explore           no instruction files; skills list (built-in)\n" in text
+    assert "  Explore and Plan start without your CLAUDE.md files.\n" in text
+    data = json.loads(invoke(tmp_path, str(repo), "--json").stdout)
+    assert [a["name"] for a in data["subagents"]][-2:] == ["fork", "rev"]  # 2.1.332
+    assert data["subagent"] is None
+
+
+def test_explain_of_a_subagent_skips_what_it_does_not_receive(tmp_path: Path) -> None:
+    repo = _subagent_tree(tmp_path)
+    result = explain(repo, subagent="Plan", **machine(tmp_path))
+    skipped = {r.path: r.skip for r in result.rows if r.status is Status.SKIPPED}
+    assert skipped == {"CLAUDE.md": Skip.EXCLUDED_AGENT, ".claude/rules/a.md": Skip.EXCLUDED_AGENT}
+    assert result.agents == ()
+    text = invoke(tmp_path, str(repo), "--subagent", "Plan").stdout
+    assert (
+        "\nsubagent: Plan (built-in): no instruction files (only the date); the skills list" in text
+    )

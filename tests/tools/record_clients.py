@@ -9,6 +9,9 @@ out as the tests lay it out, with each pinned version `make clients` installed:
     .venv/bin/python -m tests.tools.record_clients            # every case and version
     .venv/bin/python -m tests.tools.record_clients demo-api   # one case
 
+A `subagent-NAME` case makes the main agent call the Agent tool for that agent type at its
+first turn, and records the subagent's requests (its start, then after each of its reads).
+
 The tests that read the references need no node (tests/verify/test_references.py).
 """
 
@@ -20,14 +23,21 @@ import sys
 import tempfile
 from pathlib import Path
 
-from assembler.verify.check import client_of, session
-from tests.helpers.client_cases import BY_NAME, CASES, lay_out, reads, recorded, reference_path
+from assembler.verify.check import session
+from tests.helpers.client_cases import (
+    BY_NAME,
+    CASES,
+    case_headless,
+    lay_out,
+    reads,
+    recorded,
+    reference_path,
+)
 from tests.helpers.clients import CACHE, installed
 
 
 def record(name: str) -> list[Path]:
     case = BY_NAME[name]
-    _, headless = client_of(case.client)
     written = []
     for pin in case.pins():
         program = installed(pin)
@@ -36,6 +46,7 @@ def record(name: str) -> list[Path]:
         root = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
         try:
             cwd = lay_out(case, root)
+            headless = case_headless(case, root)
             with session(headless, str(program), root / "home", reads(case, root)) as run:
                 version = run.version(cwd)
                 turns = run.capture(cwd)

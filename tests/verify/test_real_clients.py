@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from assembler.clients import registry
-from assembler.verify.check import client_of, client_sides, session, verify
+from assembler.verify.check import client_sides, session, verify
 from tests.helpers.cli import ctxasm
 from tests.helpers.client_cases import (
     BY_NAME,
     CASES,
     Case,
+    case_headless,
     case_params,
     lay_out,
     load,
@@ -47,7 +48,7 @@ def _program(pin: Pin) -> Path:
     return program
 
 
-@pytest.mark.parametrize(("case", "pin"), case_params())
+@pytest.mark.parametrize(("case", "pin"), case_params(subagents=False))
 def test_verify_agrees_with_the_installed_client(case: Case, pin: Pin, fixed_tmp: Path) -> None:
     program = _program(pin)
     cwd = lay_out(case, fixed_tmp)
@@ -83,8 +84,8 @@ def test_the_recorder_reproduces_the_reference(case: Case, pin: Pin, fixed_tmp: 
     """What the program sends today is, part by part, what was recorded (the recorder is
     verify's own capture, `session`)."""
     program = _program(pin)
-    _, headless = client_of(case.client)
     cwd = lay_out(case, fixed_tmp)
+    headless = case_headless(case, fixed_tmp)
     with session(headless, str(program), fixed_tmp / "home", reads(case, fixed_tmp)) as run:
         assert run.version(cwd) == pin.version
         turns = run.capture(cwd)

@@ -10,10 +10,13 @@ Each reference is compared with ctxasm at the release it was recorded with
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
+from assembler.clients.claude_code.headless import PREAMBLE, TASK
 from assembler.verify.check import client_of, client_sides
 from tests.helpers.client_cases import (
     CASES,
@@ -22,10 +25,15 @@ from tests.helpers.client_cases import (
     Case,
     case_params,
     compare_reference,
+    lay_out,
     load,
     reference_path,
+    reference_steps,
+    replayed,
 )
 from tests.helpers.clients import PINS, Pin
+
+_DATE = re.compile(r"Today's date is (\d{4}-\d\d-\d\d)\.")
 
 
 @pytest.mark.parametrize(("case", "pin"), case_params())
@@ -59,5 +67,56 @@ def test_the_references_hold_the_instruction_files() -> None:
             _, headless = client_of(case.client)
             turns = load(case, pin)["turns"]
             files = [p for p in client_sides(headless, turns).start if p.file]
-            empty = case.name == "agents-only" and pin.version == "2.1.197"
+            agents_md_only = case.fixture == "codex" and pin.version == "2.1.197"
+            omitted = case.subagent == "terse" and pin.version == "2.1.332"  # omitClaudeMd
+            empty = agents_md_only or omitted or case.subagent in ("Explore", "Plan")
             assert bool(files) is not empty, (case.name, pin.version)
+
+
+def test_the_subagent_references_are_the_subagents_requests() -> None:
+    """Each subagent recording is the subagent's own conversation (the task the main agent
+    handed it), and its first read attached the nested files to its own tool result, even
+    those the main agent had attached already; but not a fork's, which shares them."""
+    for case in CASES:
+        if not case.subagent:
+            continue
+        for pin in case.pins():
+            _, headless = client_of(case.client)
+            turns = load(case, pin)["turns"]
+            assert TASK in json.dumps(turns[0]["messages"]), (case.name, pin.version)
+            attached = client_sides(headless, turns).reads[0]
+            first = {"subagents": ["services/api/CLAUDE.md"], "codex": ["services/AGENTS.md"]}
+            shared = case.subagent == "fork" and case.main_reads  # the parent attached them
+            nothing = shared or (case.fixture == "codex" and pin.version == "2.1.197")
+            wanted = [] if nothing else first[case.fixture]
+            assert [p.label.rsplit("/repo/", 1)[1] for p in attached][:1] == wanted, (
+                case.name,
+                pin.version,
+            )
+
+
+_SUBAGENT_CASES = [
+    pytest.param(case, pin, id=f"{pin.key}-{case.name}")
+    for case in CASES
+    if case.subagent
+    for pin in case.pins()
+]
+
+
+@pytest.mark.parametrize(("case", "pin"), _SUBAGENT_CASES)
+def test_a_subagents_instruction_and_date_blocks_are_ctxasms_byte_for_byte(
+    case: Case, pin: Pin, fixed_tmp: Path
+) -> None:
+    """Each block of the subagent's first message that holds the instruction files or the
+    date (Explore's and Plan's: the date alone) is in `render --subagent NAME --format
+    claude-code` as the client sent it (gitStatus, which ctxasm does not model, aside)."""
+    cwd = lay_out(case, fixed_tmp)
+    first = replayed(load(case, pin), fixed_tmp)[0]["messages"][0]["content"]
+    blocks = [b["text"] for b in first if "text" in b]
+    ours = reference_steps(case, pin, fixed_tmp, cwd)[0]
+    dated = [b for b in blocks if _DATE.search(b) and "# gitStatus" not in b]
+    date = _DATE.search(dated[0]).group(1)  # type: ignore[union-attr]
+    rendered = ours.render("claude-code", date=date)
+    wanted = [b for b in blocks if PREAMBLE in b or b in dated]
+    assert wanted and all(b.strip() in rendered for b in wanted), (case.name, pin.version)
+    assert (PREAMBLE in rendered) is any(PREAMBLE in b for b in blocks)

@@ -45,6 +45,13 @@ def check_file(
     _placement(role, path, add)
     if text is None:
         return out
+    if role.kind is FileKind.AGENT:  # a definition, read as the client reads it
+        from .subagents import definition_problems
+
+        return [
+            *out,
+            *(FileNote(1, 1, code, message) for code, message in definition_problems(path, text)),
+        ]
     head = parse(text, PROCESSING).frontmatter
     if head.present and not head.too_complex and not head.error:  # else lint says so
         _frontmatter(role, head, Lines(text), tracked, add)

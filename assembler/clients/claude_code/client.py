@@ -25,11 +25,11 @@ from ...discovery.locations import is_within
 from ...discovery.prefixes import Prefixes
 from ...discovery.rules import RuleSet, load_rules
 from ...display import PATTERN_CHARS, as_client_reads, shown
-from ...model import Assembled, Layer, Reason, Skill, Why
+from ...model import Assembled, Layer, Reason, Skill, Source, Why
 from ...parsing.markdown import strip_block_comments
 from ...tokens import estimate_tokens
 from ...versions import ClientVersion
-from ..base import Advice, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
+from ..base import Advice, Agents, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
 from ..headless import Headless
 from .codes import CODES
 from .headless import ClaudeCodeHeadless
@@ -94,7 +94,8 @@ class ClaudeCode(Client[ClaudeSetup]):
     # `claudeMdExcludes`, read from the directory the client starts in.
     start_settings = (".claude/settings.json", ".claude/settings.local.json")
     instruction_files = (
-        r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+)$"
+        r"(?:^|/)(?:CLAUDE\.md|CLAUDE\.local\.md|MEMORY\.md|\.claude/CLAUDE\.md|\.claude/rules/.+"
+        r"|\.claude/agents/.+\.md)$"
     )
     own_codes = CODES
     lint_codes = frozenset(entry.code for entry in (*codes.LINT_CODES, *CODES) if entry.lint)
@@ -151,6 +152,11 @@ class ClaudeCode(Client[ClaudeSetup]):
             notes,
         )
 
+    def agents(self, run: Run, started: Sequence[Source] = ()) -> Agents:
+        from .subagents import agents  # read only when a subagent is asked about
+
+        return agents(run, started)
+
     def date(self, environ: Mapping[str, str]) -> str | None:
         return environ.get(DATE_VARIABLE) or None
 
@@ -199,6 +205,8 @@ class ClaudeCode(Client[ClaudeSetup]):
                 return FileRole(FileKind.NEVER_LOADED, project)
             if inside == ("CLAUDE.md",):
                 return FileRole(FileKind.INSTRUCTIONS, project)
+            if inside[:1] == ("agents",) and len(inside) > 1 and inside[-1].endswith(".md"):
+                return FileRole(FileKind.AGENT, project)
         if path.name == "MEMORY.md":
             return FileRole(FileKind.MEMORY, path.parent)
         kind = _FILE_NAMES.get(path.name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..headless import (
@@ -95,26 +95,10 @@ class ClaudeCodeHeadless(Headless):
         block = (
             _read_call(read, turn) if calls and read is not None else {"type": "text", "text": "ok"}
         )
-        stop = "tool_use" if calls else "end_turn"
-        message: dict[str, Any] = {
-            "id": f"msg_ctxasm_verify_{turn}", "type": "message", "role": "assistant",
-            "model": str(body.get("model") or MODEL), "content": [], "stop_reason": None,
-            "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
-        }  # fmt: skip
-        if not body.get("stream"):
-            return json_reply({**message, "content": [block], "stop_reason": stop})
-        return stream_reply(
-            (name, {"type": name, **data})
-            for name, data in (
-                ("message_start", {"message": message}),
-                ("content_block_start", {"index": 0, "content_block": _opening(block)}),
-                ("content_block_delta", {"index": 0, "delta": _delta(block)}),
-                ("content_block_stop", {"index": 0}),
-                ("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
-                                   "usage": {"output_tokens": 1}}),
-                ("message_stop", {}),
-            )
-        )  # fmt: skip
+        return _reply(body, block, turn)
+
+    def delegating(self, agent: str, before: Sequence[str] = ()) -> Headless:
+        return _Delegating(self, agent, before)
 
     def start_text(self, body: Body) -> str:
         first = _messages(body)[:1]
@@ -173,12 +157,105 @@ class ClaudeCodeHeadless(Headless):
         return json.dumps({"projects": kept}, indent=2).encode()
 
 
+def _reply(body: Body, block: Mapping[str, Any], turn: int | str) -> Reply:
+    """One assistant message holding `block` (streamed when the request asks for it)."""
+    stop = "tool_use" if block["type"] == "tool_use" else "end_turn"
+    message: dict[str, Any] = {
+        "id": f"msg_ctxasm_verify_{turn}", "type": "message", "role": "assistant",
+        "model": str(body.get("model") or MODEL), "content": [], "stop_reason": None,
+        "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+    }  # fmt: skip
+    if not body.get("stream"):
+        return json_reply({**message, "content": [block], "stop_reason": stop})
+    return stream_reply(
+        (name, {"type": name, **data})
+        for name, data in (
+            ("message_start", {"message": message}),
+            ("content_block_start", {"index": 0, "content_block": _opening(block)}),
+            ("content_block_delta", {"index": 0, "delta": _delta(block)}),
+            ("content_block_stop", {"index": 0}),
+            ("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
+                               "usage": {"output_tokens": 1}}),
+            ("message_stop", {}),
+        )
+    )  # fmt: skip
+
+
+# The subagent's task, as the main agent hands it over: how its requests are told apart.
+TASK = "ctxasm-verify: the subagent's task."
+_FORK_STARTED = "Fork started"  # 2.1.332's tool result in the fork's own conversation
+_AGENT_CALL = "toolu_ctxasm_verify_agent"
+
+
+class _Delegating(ClaudeCodeHeadless):
+    """Claude Code whose main agent reads `before` (one Read a turn), then calls the Agent
+    tool (`subagent_type`: the agent) in the foreground (2.1.332 runs agents in the background
+    otherwise; 2.1.197 has no such parameter and ignores it); the turns are the subagent's
+    requests, which get the scripted reads; the main agent's next turn ends the run."""
+
+    def __init__(self, parent: ClaudeCodeHeadless, agent: str, before: Sequence[str]) -> None:
+        self._entry = parent._entry
+        self.agent = agent
+        self.before = tuple(before)
+
+    def is_turn(self, path: str, body: Body) -> bool:
+        return path.split("?")[0] == "/v1/messages" and self._side(body) == "subagent"
+
+    def answer(self, path: str, body: Body, read: str | None) -> Reply:
+        side = self._side(body) if path.split("?")[0] == "/v1/messages" else ""
+        messages = _messages(body)
+        turn = len(messages)
+        if side == "subagent":  # ids of its own: the client merges replies of one id
+            mine = f"subagent_{turn}"
+            block = _read_call(read, mine) if read is not None else {"type": "text", "text": "ok"}
+            return _reply(body, block, mine)
+        if side != "main":
+            return super().answer(path, body, read)
+        if TASK in json.dumps(messages):  # the agent's result is back: the run ends
+            return _reply(body, {"type": "text", "text": "ok"}, turn)
+        done = sum(b.get("type") == "tool_use" for m in messages for b in _blocks(m))
+        if done < len(self.before):
+            return _reply(body, _read_call(self.before[done], f"main_{done}"), turn)
+        call = {"type": "tool_use", "id": _AGENT_CALL, "name": "Agent", "input": {
+            "subagent_type": self.agent, "description": "ctxasm verify", "prompt": TASK,
+            "run_in_background": False}}  # fmt: skip
+        return _reply(body, call, turn)
+
+    def _side(self, body: Body) -> str:
+        """Whose request: the main agent's, the subagent's, or neither (a side request)."""
+        tools = body.get("tools")
+        if not isinstance(tools, list) or not tools:
+            return ""
+        messages = _messages(body)
+        text = json.dumps(messages)
+        if TASK not in text:
+            return (
+                "main"
+                if any(t.get("name") == "Agent" for t in tools if isinstance(t, dict))
+                else ""
+            )
+        results = [
+            block
+            for message in messages
+            for block in _blocks(message)
+            if block.get("type") == "tool_result" and block.get("tool_use_id") == _AGENT_CALL
+        ]
+        if not results:
+            return "subagent"  # its own conversation starts with the task
+        return "subagent" if _FORK_STARTED in json.dumps(results[0]) else "main"
+
+
+def _blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
 def _messages(body: Body) -> list[dict[str, Any]]:
     messages = body.get("messages")
     return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
 
 
-def _read_call(path: str, turn: int) -> dict[str, Any]:
+def _read_call(path: str, turn: int | str) -> dict[str, Any]:
     return {"type": "tool_use", "id": f"toolu_ctxasm_verify_{turn}", "name": "Read",
             "input": {"file_path": path}}  # fmt: skip
 

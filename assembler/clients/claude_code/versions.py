@@ -42,6 +42,14 @@ FACTS = (
          "that resolves outside cwd are dropped; recorded on 2.1.332 (2.1.197 loads them, SPEC 4)"),
     Fact("lazy_skips_start_imports", NEW, None, "SPEC 4b.7: a read does not attach again a file "
          "imported at start; recorded on 2.1.332 (2.1.197 attaches it again, SPEC 4)"),
+    Fact("fork_agent", NEW, None, "SPEC 4c: the fork agent type (the parent's whole conversation); "
+         "recorded on 2.1.332, 2.1.197 answers \"Agent type 'fork' not found\""),
+    Fact("explore_inherits_model", NEW, None, "SPEC 4c: Explore runs on the main agent's model; "
+         "recorded on 2.1.332 (2.1.197: a small model, claude-haiku-4-5-20251001 recorded)"),
+    Fact("omit_claude_md", NEW, None, "a custom agent's omitClaudeMd: true starts it without the "
+         "instruction files; recorded on 2.1.332 (2.1.197 reads the key and sends them all the same)"),
+    Fact("artifact_tools", NEW, None, "Explore and Plan also leave out ArtifactComments, "
+         "ArtifactData and ArtifactCheck (the agent-type list recorded on 2.1.332, not on 2.1.197)"),
 )  # fmt: skip
 
 TABLE = VersionTable("Claude Code", MODELLED, FACTS)
@@ -60,6 +68,10 @@ class Facts(NamedTuple):
     root_local_settings: bool
     linked_imports_external: bool
     lazy_skips_start_imports: bool
+    fork_agent: bool
+    explore_inherits_model: bool
+    omit_claude_md: bool
+    artifact_tools: bool
 
 
 def facts_at(version: str) -> Facts:
