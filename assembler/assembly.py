@@ -16,10 +16,11 @@ from . import codes
 from .budget import apply_budget
 from .clients import registry
 from .clients.base import Client, touch_skips
+from .compaction import AfterCompact, Compaction
 from .discovery.context import Context, Discovery, Run, build_context
 from .discovery.disk import Disk, Observer
 from .discovery.touches import resolve_touched
-from .errors import SkillError
+from .errors import RequestError, SkillError
 from .model import Diagnostic, Policy, Severity, Skill, Source, TokenCounter
 from .output.sections import Escaped, escape_content, neutral_boundary, section_content
 from .policy import resolve_policy
@@ -51,6 +52,7 @@ class Assembly(NamedTuple):
     notes: tuple[Diagnostic, ...] = ()  # what discovery said (the budget's notes come after)
     state: Any = None  # the client's own, for later touches (`Discovery.state`)
     version: ClientVersion = NO_VERSION  # the client's release modelled, and how it was chosen
+    compacted: AfterCompact | None = None  # the first request after a compaction, when asked
 
     @property
     def client_version(self) -> str:
@@ -271,7 +273,37 @@ def run(
     result = _finish(base, discovered=discovery.sources, touched=(), notes=notes)
     for path in request.touched:
         result = result.touch(path, observer=observer)
+    if request.after_compact is not None:
+        result = after_compact(result, request.after_compact, request.touched, observer)
     return result
+
+
+def after_compact(
+    assembly: Assembly,
+    compaction: Compaction,
+    touched: Sequence[PathLike],
+    observer: Observer | None = None,
+) -> Assembly:
+    """`assembly` with what its client keeps at `compaction` (`Client.after_compact`): the
+    touched paths are the files the model read before it."""
+    client = registry.get(assembly.policy.client)
+    disk = Disk(observer)
+    targets = [str(resolve_touched(path, disk)) for path in touched]
+    reads = [(target, assembly.context.display(target)) for target in targets]
+    limit = assembly.policy.limits.skip_bytes
+    skills = []
+    for name in compaction.skills:
+        skill = _find_skill(assembly.skills, name)
+        skills.append((skill, client.skill_text(skill, limit)))
+    after = client.after_compact(
+        assembly.sources, reads, skills, compaction, assembly.version, disk, limit
+    )
+    if after is None:
+        raise RequestError(
+            f"after_compact: what survives a compaction is not modelled for {client.title}; "
+            "choose a policy whose client models it (docs/cli.md)"
+        )
+    return assembly._replace(compacted=after)
 
 
 def _with_environment(

@@ -11,9 +11,12 @@ an annotation here is defined above its use.
 
 import enum
 from collections.abc import Callable
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .display import shown
+
+if TYPE_CHECKING:
+    from .compaction import AfterCompact
 
 # Any `Callable[[str], int]` counts tokens; `tokens.estimate_tokens` is the default.
 TokenCounter = Callable[[str], int]
@@ -258,4 +261,9 @@ class Assembled(Protocol):
     @property
     def client_version(self) -> str:
         """The release of the client modelled ("": none in particular)."""
+        ...
+
+    @property
+    def compacted(self) -> "AfterCompact | None":
+        """The first request after a compaction, when one was asked for (`after_compact`)."""
         ...

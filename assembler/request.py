@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import NamedTuple, TypedDict, Unpack
 
 from .clients import registry
+from .compaction import Compaction, checked_compaction
 from .discovery import locations
 from .display import shown
 from .errors import RequestError
@@ -35,7 +36,10 @@ class Options(TypedDict, total=False):
     the agent has read, in order (lazy loading); `max_tokens`: a total budget (default: the
     policy's; 0: none); `counter`: a token counter (default: `estimate_tokens`); `now`: the
     moment for the date (default: now); `client_version`: the release of the policy's client
-    to model (a release number, `latest` or `installed`; default: the newest it models).
+    to model (a release number, `latest` or `installed`; default: the newest it models);
+    `after_compact`: the first request after a compaction instead of the start (`"manual"`,
+    `"auto"`, True for manual, or a `compaction.Compaction` naming the skills invoked and
+    whether the session was continued in another process).
     """
 
     policy: PolicySpec
@@ -47,6 +51,7 @@ class Options(TypedDict, total=False):
     counter: TokenCounter | None
     now: dt.datetime | None
     client_version: str | None
+    after_compact: Compaction | str | bool | None
 
 
 class Request(NamedTuple):
@@ -62,6 +67,7 @@ class Request(NamedTuple):
     counter: TokenCounter
     now: dt.datetime | None
     client_version: str | None = None  # as asked (`versions.checked_asked`); None: the newest
+    after_compact: Compaction | None = None  # the first request after this compaction
 
     @classmethod
     def of(cls, cwd: PathLike | Request = ".", **options: Unpack[Options]) -> Request:
@@ -97,6 +103,7 @@ class Request(NamedTuple):
             counter=options.get("counter") or estimate_tokens,
             now=_checked_now(options.get("now")),
             client_version=checked_asked(options.get("client_version")),
+            after_compact=checked_compaction(options.get("after_compact")),
         )
 
 

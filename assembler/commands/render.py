@@ -8,12 +8,20 @@ from pathlib import Path
 import click
 
 from ..assembly import assemble
+from ..compaction import Compaction
 from ..errors import RequestError
 from ..output.tiers import RequestOptions
 from ..request import checked_date
 from .echo import finish, write_output
 from .format_option import format_option
-from .options import Command, DiscoveryArgs, discovery_options, out_option, path_argument
+from .options import (
+    Command,
+    DiscoveryArgs,
+    compact_options,
+    discovery_options,
+    out_option,
+    path_argument,
+)
 from .request_options import request_options
 
 
@@ -39,6 +47,7 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 )
 @path_argument
 @discovery_options
+@compact_options
 @format_option
 @click.option(
     "--date",
@@ -50,6 +59,7 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 def render(
     path: Path,
     discovery: DiscoveryArgs,
+    after: Compaction | None,
     fmt: str | None,
     date: str | None,
     out: Path | None,
@@ -57,6 +67,8 @@ def render(
     request: RequestOptions | None,
 ) -> int:
     """Print the context an agent started in PATH would see."""
-    assembly = assemble(path, environment=env, **discovery.options())
+    options = discovery.options()
+    options["after_compact"] = after
+    assembly = assemble(path, environment=env, **options)
     write_output(assembly.render(fmt, date=date, options=request), out, assembly)
     return finish(assembly)

@@ -60,7 +60,7 @@ def _modelled(assembly: Assembly) -> str:
 def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dict[str, Any]:
     """The explanation as plain data; the schema (version 1) is in docs/explain-and-watch.md."""
     a = explanation.assembly
-    return {
+    data: dict[str, Any] = {
         "version": SCHEMA_VERSION,
         "policy": a.policy.name,
         "client_version": a.client_version or None,
@@ -80,6 +80,9 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
         },
         "notes": [diagnostic_json(d) for d in explanation.notes],
     }
+    if a.compacted is not None:
+        data["after_compact"] = a.compacted.as_json()
+    return data
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, Any]:

@@ -156,7 +156,7 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
     text = SEPARATOR.join(section_text(s) for s in native)  # the xml format
     boundary = assembly.policy.boundary
     tokens = context_tokens(assembly.sources, assembly.policy, assembly.counter)
-    return {
+    data: dict[str, Any] = {
         "version": 1,
         "policy": assembly.policy.name,
         "client_version": assembly.client_version or None,  # the client's release modelled
@@ -184,6 +184,9 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
         },
         "touched": list(assembly.touched),
     }
+    if assembly.compacted is not None:
+        data["after_compact"] = assembly.compacted.as_json()
+    return data
 
 
 def _source_json(s: Source, assembly: Assembled) -> dict[str, Any]:

@@ -42,6 +42,20 @@ FACTS = (
          "that resolves outside cwd are dropped; recorded on 2.1.332 (2.1.197 loads them, SPEC 4)"),
     Fact("lazy_skips_start_imports", NEW, None, "SPEC 4b.7: a read does not attach again a file "
          "imported at start; recorded on 2.1.332 (2.1.197 attaches it again, SPEC 4)"),
+    Fact("reread_auto_same_turn", NEW, None, "SPEC 4c: after an automatic compaction the "
+         "instruction files are re-read in the same turn; recorded on 2.1.332 (2.1.197: at the "
+         "next user turn)"),
+    Fact("resends_skills_list", NEW, None, "SPEC 4c: the skills list is sent again after a "
+         "compaction; recorded on 2.1.332, not on 2.1.197"),
+    Fact("compacts_few_messages", NEW, None, "SPEC 4c: a conversation of one exchange is "
+         "compacted; recorded on 2.1.332 (2.1.197 refuses: too few messages)"),
+    Fact("summary_user_turns_only", NEW, None, "SPEC 4c: the summary instruction's section 6 "
+         "says only user-role turns are user messages; recorded on 2.1.332, absent on 2.1.197"),
+    Fact("summary_first_manual", NEW, None, "SPEC 4c: after a manual compaction messages[0] is "
+         "the summary alone, the start blocks in the next user message; recorded on 2.1.332 "
+         "(after an automatic one, and on 2.1.197, the context blocks come first)"),
+    Fact("continuation_lists_tools", NEW, None, "SPEC 4c: the continuation names the tools used "
+         "before the summary and says the later messages are kept verbatim; recorded on 2.1.332"),
 )  # fmt: skip
 
 TABLE = VersionTable("Claude Code", MODELLED, FACTS)
@@ -60,6 +74,12 @@ class Facts(NamedTuple):
     root_local_settings: bool
     linked_imports_external: bool
     lazy_skips_start_imports: bool
+    reread_auto_same_turn: bool
+    resends_skills_list: bool
+    compacts_few_messages: bool
+    summary_user_turns_only: bool
+    summary_first_manual: bool
+    continuation_lists_tools: bool
 
 
 def facts_at(version: str) -> Facts:
