@@ -3,6 +3,8 @@ one row per source (`compaction.AfterCompact`), plain text, 80 columns."""
 
 from __future__ import annotations
 
+import textwrap
+
 from ..clients import registry
 from ..compaction import AfterCompact, Survivor, Trigger
 from ..display import counted, shown
@@ -26,8 +28,8 @@ def text(after: AfterCompact) -> str:
     how = "another process continues" if after.compaction.continued else "same process"
     lines = [
         f"After {_TRIGGER[after.compaction.trigger]} compaction ({title} {after.version}, {how}):",
-        f"instruction files are read again {after.reread}; at most "
-        f"{counted(after.restore_limit, 'file')} come back as a read and its result.",
+        f"Instruction files are read again {after.reread}.",
+        f"At most {counted(after.restore_limit, 'file')} come back as a read and its result.",
         "",
     ]
     rows = [(_name(s), _BEFORE.get(s.kind, s.kind), s.fate.value) for s in after.survivors]
@@ -38,8 +40,9 @@ def text(after: AfterCompact) -> str:
     for name, before, fate in rows:
         lines.append(f"{folded(name, room):<{room}}  {before:<{befores}}  {fate}".rstrip())
     lines.append("")
-    lines += [f"{fate}: {why}" for fate, why in _reasons(after.survivors)]
-    lines += [f"note: {note}" for note in after.notes]
+    said = [f"{fate}: {why}" for fate, why in _reasons(after.survivors)]
+    said += [f"note: {note}" for note in after.notes]
+    lines += [textwrap.fill(line, WIDTH, subsequent_indent="  ") for line in said]
     return "\n".join(lines) + "\n"
 
 

@@ -109,7 +109,9 @@ def _start(sources: Sequence[Source], compaction: Compaction, known: Facts) -> l
             resent = known.resends_skills_list or compaction.continued
             why = "the skills list is sent again" if resent else "the skills list is not sent again"
             out.append(
-                Survivor("skills list", s.display, "", Fate.REREAD if resent else Fate.LOST, why)
+                Survivor(
+                    "skills list", "skills list", "", Fate.REREAD if resent else Fate.LOST, why
+                )
             )
             continue
         why = f"read again from disk {_when(compaction, known)}"
@@ -139,7 +141,7 @@ def _restored(
             why = "a continued session restores only the files the model read itself"
             lost.append(Survivor("attached", s.display, path, Fate.LOST, why))
         else:
-            candidates.append(("attached", s.display, path, s.raw or s.content))
+            candidates.append(("attached", s.display, path, _read_text(disk, s.path, max_bytes)))
     for path, display in reads:
         candidates.append(
             ("read", display, as_client_reads(path), _read_text(disk, path, max_bytes))
@@ -160,7 +162,8 @@ def _restored(
 
 
 def _read_text(disk: Disk, path: str, max_bytes: int) -> str:
-    """A read file's text as the model's read gets it now (bounded; "" when unreadable)."""
+    """A file's text as a read gets it now, frontmatter and all (bounded; "" when
+    unreadable)."""
     try:
         found = disk.read(path, max_bytes)
     except OSError:
