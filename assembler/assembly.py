@@ -126,6 +126,23 @@ class Assembly(NamedTuple):
             notes=(*self.notes, *added.diagnostics),
         )
 
+    def reread(self) -> Assembly:
+        """The same start read again from disk (same machine, policy, budget and release;
+        no touches): what a client re-reads after a compaction, edits included."""
+        request = Request(
+            cwd=self.context.cwd,
+            policy=self.policy,
+            home=self.context.home,
+            managed_dir=self.context.managed_dir,
+            environ=self.context.environ,
+            touched=(),
+            max_tokens=self.max_tokens,
+            counter=self.counter,
+            now=None,
+            client_version=self.version.modelled or None,
+        )
+        return run(request)
+
     def dated(self, now: dt.datetime | None = None) -> Assembly:
         """This assembly as of `now` (default: today), for a kept result: a live date moves on
         at midnight; a fixed one (`now`, or one the client's environment fixes) does not."""

@@ -17,8 +17,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
+from ..compaction import Trigger as Trigger
 from ..errors import ConversationError
 from ..model import TokenCounter
 from ..tokens import estimate_tokens
@@ -38,7 +39,7 @@ ATTACHMENT_MAX_TOKENS = 5_000
 ATTACHMENTS_KIND_MAX_TOKENS = 25_000
 TRUNCATED = "\n...(truncated)"  # the first article's `readWithLimit` mark
 
-Summarize = Callable[[list[dict[str, str]]], str]
+Summarize = Callable[[list[Any]], str]
 
 
 class Thresholds(NamedTuple):
@@ -87,11 +88,6 @@ def should_compact(
     return last_prompt_tokens is not None and last_prompt_tokens >= threshold
 
 
-class Trigger(Enum):
-    AUTO = "auto"
-    MANUAL = "manual"
-
-
 class Boundary(NamedTuple):
     """Where the conversation was compacted: how, its size before, and the last message
     summarised (its index in the old list, and its `id` or `uuid` when it has one)."""
@@ -125,10 +121,28 @@ class Attachment(NamedTuple):
         return {"role": "user", "content": f"<system-reminder>\n{text}\n</system-reminder>"}
 
 
+class Shape(Protocol):
+    """How a client's compaction differs from the articles' (`profile.ClientShape`): the
+    request sent to the summariser, built from the whole list; the messages that carry the
+    summary; which attachments are kept; and the messages that carry them."""
+
+    def ask(self, messages: Sequence[Any]) -> list[Any]: ...
+
+    def wrap(
+        self, summary: str, raw_path: Path, summarised: Sequence[Any], kept: Sequence[Any]
+    ) -> tuple[Any, ...]: ...
+
+    def limit(
+        self, fitted: tuple[Attachment, ...], dropped: tuple[str, ...]
+    ) -> tuple[tuple[Attachment, ...], tuple[str, ...]]: ...
+
+    def attach(self, fitted: Sequence[Attachment]) -> tuple[Any, ...]: ...
+
+
 class CompactionResult(NamedTuple):
     boundary: Boundary
-    summary_messages: tuple[dict[str, str], ...]
-    attachments: tuple[dict[str, str], ...]
+    summary_messages: tuple[Any, ...]
+    attachments: tuple[Any, ...]
     kept: tuple[Any, ...]  # the last messages, untouched
     head: tuple[Any, ...]  # leading system/developer messages, untouched
     pre_tokens: int
@@ -216,9 +230,12 @@ def compact(
     counter: TokenCounter = estimate_tokens,
     summary_role: str = "user",
     summary_prefix: str = "[Conversation summary]\n",
+    shape: Shape | None = None,
 ) -> CompactionResult:
     """Summarise all but the last `keep_recent` messages with `summarize` (given the request
-    of `prompts.summary_request`, it returns the reply's text) after saving the whole list."""
+    of `prompts.summary_request`, it returns the reply's text) after saving the whole list.
+    A client's `shape` (`Shape`) builds the request, the summary messages and the
+    attachments its way instead."""
     if summary_role not in ("user", "assistant"):
         raise ValueError("summary_role is 'user' or 'assistant'")
     used = used or prompt()
@@ -226,14 +243,22 @@ def compact(
     if cut <= head:
         raise ConversationError("nothing to compact: every message is kept")
     raw_path = append_raw(sessions_dir, messages)  # 1. before anything is dropped
+    request = shape.ask(messages) if shape else summary_request(used, messages[head:cut])
     try:
-        reply = summarize(summary_request(used, messages[head:cut]))  # 2.
+        reply = summarize(request)  # 2.
     except Exception as err:  # the caller's summariser: any failure leaves the list as it was
         raise ConversationError(f"the summariser failed: {type(err).__name__}: {err}") from None
-    summary = summary_text(reply, tagged=used.tagged)
+    summary = summary_text(reply, tagged=used.tagged or shape is not None)
     kept_ids = {r.id for r in scan(messages[cut:]).results}
     wanted = [a for a in attachments if a.source_id is None or a.source_id not in kept_ids]
     fitted, dropped = fit_attachments(wanted, counter=counter)
+    if shape is not None:
+        summary_messages = shape.wrap(summary, raw_path, messages[head:cut], messages[cut:])
+        fitted, dropped = shape.limit(fitted, dropped)
+        attached = shape.attach(fitted)
+    else:
+        summary_messages = ({"role": summary_role, "content": summary_prefix + summary},)
+        attached = tuple(a.message() for a in fitted)
     last = messages[cut - 1]
     last_id = None
     if isinstance(last, Mapping):
@@ -245,8 +270,8 @@ def compact(
             cut - 1,
             last_id,
         ),
-        summary_messages=({"role": summary_role, "content": summary_prefix + summary},),
-        attachments=tuple(a.message() for a in fitted),
+        summary_messages=summary_messages,
+        attachments=attached,
         kept=tuple(messages[cut:]),
         head=tuple(messages[:head]),
         pre_tokens=0,
