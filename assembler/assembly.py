@@ -16,7 +16,7 @@ from . import codes
 from .budget import apply_budget
 from .clients import registry
 from .clients.base import Client, touch_skips
-from .compaction import AfterCompact, Compaction
+from .compaction import AfterCompact, Compaction, CompactionProfile
 from .discovery.context import Context, Discovery, Run, build_context
 from .discovery.disk import Disk, Observer
 from .discovery.touches import resolve_touched
@@ -142,6 +142,19 @@ class Assembly(NamedTuple):
             client_version=self.version.modelled or None,
         )
         return run(request)
+
+    def compaction_profile(self, context_window: int | None) -> CompactionProfile:
+        """How this assembly's client compacts a conversation at the release modelled, for a
+        model whose context window is `context_window` (None: none configured), for
+        `conversation.Conversation(profile=...)`; a `RequestError` when not modelled."""
+        client = registry.get(self.policy.client)
+        found = client.compaction_profile(self.version, self.context.environ, context_window)
+        if found is None:
+            raise RequestError(
+                f"compaction_profile: {client.title}'s compaction is not modelled; use the "
+                "provider-neutral lines (Conversation without profile=)"
+            )
+        return found
 
     def dated(self, now: dt.datetime | None = None) -> Assembly:
         """This assembly as of `now` (default: today), for a kept result: a live date moves on
