@@ -8,7 +8,6 @@ A client fills them in from its own facts (`Client.after_compact`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from enum import Enum
 from typing import Any, NamedTuple
 
@@ -151,9 +150,7 @@ class CompactionProfile(NamedTuple):
 
 
 def numbered(text: str, *, max_lines: int) -> str:
-    """`text` as a read tool returns it: each line after its number (`cat -n`), at most
-    `max_lines` lines."""
-    lines: Sequence[str] = text.split("\n")
-    if text.endswith("\n"):
-        lines = lines[:-1]
-    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines[:max_lines], 1))
+    """`text` as a read tool returns it: each line after its number and a tab, the empty
+    line after a final newline included (as recorded), at most `max_lines` lines."""
+    lines = text.split("\n")
+    return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines[:max_lines], 1))

@@ -8,6 +8,15 @@ out as the tests lay it out, with each pinned version `make clients` installed:
     make clients
     .venv/bin/python -m tests.tools.record_clients            # every case and version
     .venv/bin/python -m tests.tools.record_clients demo-api   # one case
+    .venv/bin/python -m tests.tools.record_clients --compaction  # after a /compact
+
+With `--compaction`, Claude Code's first request after a manual compaction
+(`tests/data/clients/claude-code-<version>/compact-<mode>.json`, SPEC 4c), on the
+`demo-api` case, the stand-in answering `hello` with a read of the case's file: mode
+`manual` sends `hello`, `/compact` and `next` to one process (`--input-format
+stream-json`); mode `continued` runs `claude -p hello`, then `/compact` and `next` in two
+more processes (`--continue` each). The stand-in answers the summary request with `ok`;
+the recording keeps the request that follows it.
 
 The tests that read the references need no node (tests/verify/test_references.py).
 """
@@ -15,9 +24,12 @@ The tests that read the references need no node (tests/verify/test_references.py
 from __future__ import annotations
 
 import json
+import queue
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from assembler.verify.check import client_of, session
@@ -56,7 +68,89 @@ def record(name: str) -> list[Path]:
     return written
 
 
+COMPACTION_CASE = "demo-api"
+COMPACTION_MODES = ("manual", "continued")
+_STEP_TIMEOUT = 180  # seconds for one process of the client
+
+
+def record_compaction(mode: str) -> list[Path]:
+    case = BY_NAME[COMPACTION_CASE]
+    _, headless = client_of(case.client)
+    written = []
+    for pin in case.pins():
+        program = installed(pin)
+        if program is None:
+            raise SystemExit(f"{pin.package}@{pin.version} is not installed: run make clients")
+        root = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
+        try:
+            cwd = lay_out(case, root)
+            with session(headless, str(program), root / "home", reads(case, root)) as run:
+                version = run.version(cwd)
+                if mode == "continued":
+                    run.capture(cwd)  # a first process: hello, the read, its answer
+                before = len(run.provider.exchanges())
+                for argv, said in _compaction_steps(mode):
+                    _converse([str(program), *argv], cwd, run.environ, said)
+                turns = [e.body for e in run.provider.exchanges()[before:] if e.turn]
+        finally:
+            shutil.rmtree(root)
+        reference = {
+            "case": f"compact-{mode}",
+            "fixture": case.name,
+            "client": case.client,
+            "version": version,
+            "package": f"{pin.package}@{pin.version}",
+            "recorder": "python -m tests.tools.record_clients --compaction",
+            "compaction": {"trigger": "manual", "continued": mode == "continued"},
+            "turns": recorded(turns[-1:], headless.kept, root, pin.prefix(CACHE)),
+        }
+        path = reference_path(case._replace(name=f"compact-{mode}"), pin)
+        path.write_text(json.dumps(reference, indent=1, ensure_ascii=False) + "\n", "utf-8")
+        written.append(path)
+    return written
+
+
+def _compaction_steps(mode: str) -> list[tuple[list[str], tuple[str, ...]]]:
+    """The processes to run: (arguments, the user's messages in stream-json, one a turn)."""
+    model = ["--model", "claude-sonnet-4-5"]
+    stream = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
+    if mode == "continued":
+        return [(["-p", "/compact", "--continue", *model], ()),
+                (["-p", "next", "--continue", *model], ())]  # fmt: skip
+    return [(["-p", *stream, *model], ("hello", "/compact", "next"))]
+
+
+def _converse(argv: list[str], cwd: Path, environ: dict[str, str], said: tuple[str, ...]) -> None:
+    """Run the client; with `said`, send each message after the previous turn's result (a
+    message sent while it works is folded into that turn), then close its input."""
+    child = subprocess.Popen(
+        argv, cwd=cwd, env=environ, stdin=subprocess.PIPE if said else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in child.stdout or ()], daemon=True).start()
+    try:
+        for text in said:
+            assert child.stdin is not None
+            message = {"type": "user", "message": {"role": "user", "content": text}}
+            child.stdin.write(json.dumps(message) + "\n")
+            child.stdin.flush()
+            while '"type":"result"' not in lines.get(timeout=_STEP_TIMEOUT).replace(" ", ""):
+                pass
+        if child.stdin is not None:
+            child.stdin.close()
+        child.wait(timeout=_STEP_TIMEOUT)
+    finally:
+        child.kill()
+        child.wait()
+
+
 def main(argv: list[str]) -> int:
+    if argv == ["--compaction"]:
+        for mode in COMPACTION_MODES:
+            for path in record_compaction(mode):
+                print(f"recorded {path}")
+        return 0
     for name in argv or [case.name for case in CASES]:
         for path in record(name):
             print(

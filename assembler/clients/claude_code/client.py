@@ -486,7 +486,8 @@ def first_user_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
 
 
 def _js(value: object) -> str:
-    """`value` as JavaScript's `JSON.stringify` writes it (no spaces, characters as they are)."""
+    """`value` as JavaScript's `JSON.stringify` writes it (no spaces, characters as they are):
+    the read call's input, as recorded."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -515,7 +516,7 @@ def _after(compacted: AfterCompact) -> dict[str, Any]:
         ),
         "summary": SUMMARY_PLACE,
         "candidates": candidates,
-        "files": [{"call": _js({"file_path": s.path}), "result": _js(s.content)} for s in files],
+        "files": [{"call": _js({"file_path": s.path}), "result": s.content} for s in files],
         "skills": [
             {"name": s.name, "body": s.content}
             for s in compacted.survivors

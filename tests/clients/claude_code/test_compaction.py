@@ -91,10 +91,7 @@ def test_manual_at_2_1_332_rereads_every_start_file_and_restores_reads_and_skill
     assert after is not None
     assert after.summary_first and after.reread == "right after the compaction"
     rule = next(s for s in after.survivors if s.name == ".claude/rules/ts.md")
-    assert (
-        rule.content
-        == "     1\t---\n     2\tpaths: src/**/*.ts\n     3\t---\n     4\tTypeScript rule."
-    )
+    assert rule.content == "1\t---\n2\tpaths: src/**/*.ts\n3\t---\n4\tTypeScript rule.\n5\t"
     skill = next(s for s in after.survivors if s.kind == "skill")
     assert "Run make deploy." in skill.content
 
@@ -124,21 +121,24 @@ def test_auto_at_2_1_332_puts_the_context_before_the_summary(tmp_path: Path) -> 
     assert text[len(start) :].startswith("[the continuation message")
 
 
-def test_manual_at_2_1_332_puts_the_summary_first(tmp_path: Path) -> None:
+def test_manual_at_2_1_332_puts_the_summary_first_then_the_reads_then_the_start(
+    tmp_path: Path,
+) -> None:
     text = _after(tmp_path, NEW, "manual").render("claude-code", date=DATE)
     first, rest = text.split("\n\n", 1)
-    assert first.startswith("[the continuation message") and "Root rules." in rest
+    assert first.startswith("[the continuation message")
+    assert rest.startswith("<system-reminder>\nCalled the Read tool")
+    assert rest.rindex("Result of calling the Read tool") < rest.index("Root rules.")
 
 
 def test_a_restored_read_is_a_call_and_its_numbered_result(tmp_path: Path) -> None:
     text = _after(tmp_path, NEW, "manual").render("claude-code", date=DATE)
     app = str((tmp_path / "repo/src/app.ts").resolve())
     call = json.dumps({"file_path": app}, separators=(",", ":"))
-    result = json.dumps("     1\texport const a = 1;\n     2\texport const b = 2;")
     assert (
         f"<system-reminder>\nCalled the Read tool with the following input: {call}\n"
-        f"</system-reminder>\n\n<system-reminder>\nResult of calling the Read tool: {result}\n"
-        "</system-reminder>"
+        "</system-reminder>\n\n<system-reminder>\nResult of calling the Read tool:\n"
+        "1\texport const a = 1;\n2\texport const b = 2;\n3\t\n</system-reminder>"
     ) in text
 
 
