@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import IO
 
 from assembler.verify.check import client_of, session
 from tests.helpers.client_cases import BY_NAME, CASES, lay_out, reads, recorded, reference_path
@@ -120,6 +121,11 @@ def _compaction_steps(mode: str) -> list[tuple[list[str], tuple[str, ...]]]:
     return [(["-p", *stream, *model], ("hello", "/compact", "next"))]
 
 
+def _pump(stream: IO[str] | None, lines: queue.Queue[str]) -> None:
+    for line in stream or ():
+        lines.put(line)
+
+
 def _converse(argv: list[str], cwd: Path, environ: dict[str, str], said: tuple[str, ...]) -> None:
     """Run the client; with `said`, send each message after the previous turn's result (a
     message sent while it works is folded into that turn), then close its input."""
@@ -128,7 +134,7 @@ def _converse(argv: list[str], cwd: Path, environ: dict[str, str], said: tuple[s
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: [lines.put(x) for x in child.stdout or ()], daemon=True).start()
+    threading.Thread(target=_pump, args=(child.stdout, lines), daemon=True).start()
     try:
         for text in said:
             assert child.stdin is not None
