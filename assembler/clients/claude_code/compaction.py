@@ -63,11 +63,7 @@ def after_compact(
     survivors = [*_start(sources, compaction, known)]
     survivors += _restored(sources, reads, compaction, disk, max_bytes)
     survivors += _skills(skills, compaction)
-    survivors.append(
-        Survivor(
-            "agent types", "agent types", "", Fate.RESTORED, "the agent-type list is attached again"
-        )
-    )
+    survivors += _lists(compaction, known)
     notes = (
         "everything a subagent attached is lost: only its final text reached the main agent",
         "the summary is written by the model at the compaction: it is not shown here",
@@ -93,8 +89,7 @@ def _when(compaction: Compaction, known: Facts) -> str:
 
 
 def _start(sources: Sequence[Source], compaction: Compaction, known: Facts) -> list[Survivor]:
-    """The files loaded at start are read again from disk (an edit since shows); the skills
-    list is sent again from 2.1.332."""
+    """The files loaded at start are read again from disk (an edit since shows)."""
     fate = Fate.REREAD
     later = compaction.trigger is Trigger.AUTO and not known.reread_auto_same_turn
     if later and not compaction.continued:
@@ -103,20 +98,23 @@ def _start(sources: Sequence[Source], compaction: Compaction, known: Facts) -> l
     for s in sources:
         if s.lazy or s.dropped:
             continue
-        if s.reason.why is Why.ENVIRONMENT:
-            continue  # ctxasm's own section: the client sends no such thing
-        if s.reason.why is Why.SKILLS:
-            resent = known.resends_skills_list or compaction.continued
-            why = "the skills list is sent again" if resent else "the skills list is not sent again"
-            out.append(
-                Survivor(
-                    "skills list", "skills list", "", Fate.REREAD if resent else Fate.LOST, why
-                )
-            )
-            continue
+        if s.reason.why in _NOT_INSTRUCTIONS:
+            continue  # ctxasm's environment section; the skills list is the client's: `_lists`
         why = f"read again from disk {_when(compaction, known)}"
         out.append(Survivor("instructions", s.display, as_client_reads(s.path), fate, why))
     return out
+
+
+def _lists(compaction: Compaction, known: Facts) -> list[Survivor]:
+    """The skills list (the client lists its own skills too, so there is always one) and the
+    agent-type list. A continued session sends the skills list at its start."""
+    resent = known.resends_skills_list or compaction.continued
+    why = "the skills list is sent again" if resent else "the skills list is not sent again"
+    agents = "the agent-type list is attached again"
+    return [
+        Survivor("skills list", "skills list", "", Fate.REREAD if resent else Fate.LOST, why),
+        Survivor("agent types", "agent types", "", Fate.RESTORED, agents),
+    ]
 
 
 def _restored(

@@ -52,8 +52,8 @@ FACTS = (
     Fact("summary_user_turns_only", NEW, None, "SPEC 4c: the summary instruction's section 6 "
          "says only user-role turns are user messages; recorded on 2.1.332, absent on 2.1.197"),
     Fact("summary_first_manual", NEW, None, "SPEC 4c: after a manual compaction messages[0] is "
-         "the summary alone, the start blocks in the next user message; recorded on 2.1.332 "
-         "(after an automatic one, and on 2.1.197, the context blocks come first)"),
+         "the summary alone, the start blocks after the restored reads; recorded on 2.1.332 "
+         "(tests/data/clients/*/compact-*.json; 2.1.197: the instructions, then the summary)"),
     Fact("continuation_lists_tools", NEW, None, "SPEC 4c: the continuation names the tools used "
          "before the summary and says the later messages are kept verbatim; recorded on 2.1.332"),
 )  # fmt: skip
