@@ -94,6 +94,20 @@ def reference_path(case: Case, pin: Pin) -> Path:
     return REFERENCES / pin.key / f"{case.name}.json"
 
 
+# The first request after a manual compaction, in one process and continued across processes
+# (`record_clients --compaction`, on `COMPACTION_CASE`): Claude Code only.
+COMPACTION_CASE = "demo-api"
+COMPACTION_MODES = ("manual", "continued")
+
+
+def compaction_path(mode: str, pin: Pin) -> Path:
+    return REFERENCES / pin.key / f"compact-{mode}.json"
+
+
+def compaction_pins() -> tuple[Pin, ...]:
+    return BY_NAME[COMPACTION_CASE].pins()
+
+
 def _forms(root: Path) -> list[tuple[str, str]]:
     """(as laid out, as recorded): the directory, then its form in a folder name."""
     real = os.path.realpath(root)

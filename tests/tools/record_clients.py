@@ -34,7 +34,17 @@ from pathlib import Path
 from typing import IO
 
 from assembler.verify.check import client_of, session
-from tests.helpers.client_cases import BY_NAME, CASES, lay_out, reads, recorded, reference_path
+from tests.helpers.client_cases import (
+    BY_NAME,
+    CASES,
+    COMPACTION_CASE,
+    COMPACTION_MODES,
+    compaction_path,
+    lay_out,
+    reads,
+    recorded,
+    reference_path,
+)
 from tests.helpers.clients import CACHE, installed
 
 
@@ -69,8 +79,6 @@ def record(name: str) -> list[Path]:
     return written
 
 
-COMPACTION_CASE = "demo-api"
-COMPACTION_MODES = ("manual", "continued")
 _STEP_TIMEOUT = 180  # seconds for one process of the client
 
 
@@ -105,7 +113,7 @@ def record_compaction(mode: str) -> list[Path]:
             "compaction": {"trigger": "manual", "continued": mode == "continued"},
             "turns": recorded(turns[-1:], headless.kept, root, pin.prefix(CACHE)),
         }
-        path = reference_path(case._replace(name=f"compact-{mode}"), pin)
+        path = compaction_path(mode, pin)
         path.write_text(json.dumps(reference, indent=1, ensure_ascii=False) + "\n", "utf-8")
         written.append(path)
     return written

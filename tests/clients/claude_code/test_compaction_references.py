@@ -19,10 +19,18 @@ from assembler.compaction import AfterCompact, Compaction, Fate, Trigger
 from assembler.live import explain
 from assembler.verify.check import client_of
 from assembler.verify.process import environment
-from tests.helpers.client_cases import BY_NAME, REFERENCES, lay_out, machine, reads, replayed
-from tests.helpers.clients import PINS, Pin
+from tests.helpers.client_cases import (
+    BY_NAME,
+    COMPACTION_MODES,
+    compaction_path,
+    compaction_pins,
+    lay_out,
+    machine,
+    reads,
+    replayed,
+)
+from tests.helpers.clients import Pin
 
-MODES = ("manual", "continued")
 _CALL = re.compile(r"\ACalled the Read tool with the following input: (\{.*\})\Z", re.S)
 _RESULT = "Result of calling the Read tool:\n"
 _SKILLS = "The following skills are available for use with the Skill tool"
@@ -32,9 +40,8 @@ _AGENTS = "Available agent types for the Agent tool"
 def _params() -> list[Any]:
     return [
         pytest.param(pin, mode, id=f"{pin.key}-{mode}")
-        for pin in PINS
-        if pin.client == "claude-code"
-        for mode in MODES
+        for pin in compaction_pins()
+        for mode in COMPACTION_MODES
     ]
 
 
@@ -52,7 +59,7 @@ def _reminders(request: Mapping[str, Any]) -> list[str]:
 
 
 def _predicted(mode: str, pin: Pin, root: Path) -> tuple[AfterCompact, str, Mapping[str, Any]]:
-    reference = json.loads((REFERENCES / pin.key / f"compact-{mode}.json").read_text("utf-8"))
+    reference = json.loads(compaction_path(mode, pin).read_text("utf-8"))
     case = BY_NAME[reference["fixture"]]
     cwd = lay_out(case, root)
     continued = reference["compaction"]["continued"]
@@ -112,9 +119,9 @@ def test_the_summary_stands_where_ctxasm_says(pin: Pin, mode: str, fixed_tmp: Pa
 def test_a_continued_session_lost_what_the_read_attached() -> None:
     """The recorded facts the model's `continued` rows rest on: across processes only the
     file the model read comes back; in one process the attached files come back too."""
-    for pin in (p for p in PINS if p.client == "claude-code"):
+    for pin in compaction_pins():
         found = {}
-        for mode in MODES:
-            text = (REFERENCES / pin.key / f"compact-{mode}.json").read_text("utf-8")
+        for mode in COMPACTION_MODES:
+            text = compaction_path(mode, pin).read_text("utf-8")
             found[mode] = "Called the Read tool" in text, "handlers/CLAUDE.md" in text
         assert found == {"manual": (True, True), "continued": (True, False)}
