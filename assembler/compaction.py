@@ -84,8 +84,13 @@ class AfterCompact(NamedTuple):
     survivors: tuple[Survivor, ...]
     restore_limit: int  # at most this many files come back as reads
     reread: str  # when the instruction files are read again, in words
-    summary_first: bool  # the summary is the first message alone; the start blocks come after
+    layout: tuple[str, ...]  # the order of "start" (blocks), "summary" and "reads" in it
     notes: tuple[str, ...] = ()  # what else is lost or kept, in words
+
+    @property
+    def summary_first(self) -> bool:
+        """Whether the summary opens the request (the start blocks come later)."""
+        return self.layout[:1] == ("summary",)
 
     def of(self, fate: Fate) -> tuple[Survivor, ...]:
         return tuple(s for s in self.survivors if s.fate is fate)
@@ -99,7 +104,7 @@ class AfterCompact(NamedTuple):
             "version": self.version,
             "restore_limit": self.restore_limit,
             "reread": self.reread,
-            "summary_first": self.summary_first,
+            "layout": list(self.layout),
             "sources": [
                 {
                     "kind": s.kind,

@@ -94,18 +94,26 @@ def reference_path(case: Case, pin: Pin) -> Path:
     return REFERENCES / pin.key / f"{case.name}.json"
 
 
-# The first request after a manual compaction, in one process and continued across processes
-# (`record_clients --compaction`, on `COMPACTION_CASE`): Claude Code only.
+# The first request after a compaction (`record_clients --compaction`, on `COMPACTION_CASE`;
+# Claude Code only): manual in one process, manual continued across processes, and automatic
+# (2.1.332 only: 2.1.197 did not compact at a threshold under `-p`).
 COMPACTION_CASE = "demo-api"
-COMPACTION_MODES = ("manual", "continued")
+COMPACTION_MODES = ("manual", "continued", "auto")
+_AUTO_RECORDED = ("2.1.332",)
 
 
 def compaction_path(mode: str, pin: Pin) -> Path:
     return REFERENCES / pin.key / f"compact-{mode}.json"
 
 
-def compaction_pins() -> tuple[Pin, ...]:
-    return BY_NAME[COMPACTION_CASE].pins()
+def compaction_recordings() -> tuple[tuple[str, Pin], ...]:
+    """(mode, pin) of every compaction reference."""
+    return tuple(
+        (mode, pin)
+        for mode in COMPACTION_MODES
+        for pin in BY_NAME[COMPACTION_CASE].pins()
+        if mode != "auto" or pin.version in _AUTO_RECORDED
+    )
 
 
 def _forms(root: Path) -> list[tuple[str, str]]:

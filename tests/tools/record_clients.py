@@ -8,15 +8,19 @@ out as the tests lay it out, with each pinned version `make clients` installed:
     make clients
     .venv/bin/python -m tests.tools.record_clients            # every case and version
     .venv/bin/python -m tests.tools.record_clients demo-api   # one case
-    .venv/bin/python -m tests.tools.record_clients --compaction  # after a /compact
+    .venv/bin/python -m tests.tools.record_clients --compaction  # after a compaction
+    .venv/bin/python -m tests.tools.record_clients --compaction auto  # one mode
 
 With `--compaction`, Claude Code's first request after a manual compaction
 (`tests/data/clients/claude-code-<version>/compact-<mode>.json`, SPEC 4c), on the
 `demo-api` case, the stand-in answering `hello` with a read of the case's file: mode
 `manual` sends `hello`, `/compact` and `next` to one process (`--input-format
 stream-json`); mode `continued` runs `claude -p hello`, then `/compact` and `next` in two
-more processes (`--continue` each). The stand-in answers the summary request with `ok`;
-the recording keeps the request that follows it.
+more processes (`--continue` each); mode `auto` runs `claude -p hello` with the window set
+(`CLAUDE_CODE_AUTO_COMPACT_WINDOW`) and every reply reporting a prompt past the automatic
+line, at the releases that compact there (`client_cases.compaction_recordings`). The
+stand-in answers the summary request with `ok`; the recording keeps the request that
+follows it.
 
 The tests that read the references need no node (tests/verify/test_references.py).
 """
@@ -33,6 +37,9 @@ import threading
 from pathlib import Path
 from typing import IO
 
+from assembler.clients.claude_code.client import DESCRIPTIONS
+from assembler.clients.claude_code.headless import ClaudeCodeHeadless
+from assembler.clients.headless import Body, Reply
 from assembler.verify.check import client_of, session
 from tests.helpers.client_cases import (
     BY_NAME,
@@ -40,6 +47,7 @@ from tests.helpers.client_cases import (
     COMPACTION_CASE,
     COMPACTION_MODES,
     compaction_path,
+    compaction_recordings,
     lay_out,
     reads,
     recorded,
@@ -86,20 +94,22 @@ def record_compaction(mode: str) -> list[Path]:
     case = BY_NAME[COMPACTION_CASE]
     _, headless = client_of(case.client)
     written = []
-    for pin in case.pins():
+    for pin in (pin for recorded_mode, pin in compaction_recordings() if recorded_mode == mode):
         program = installed(pin)
         if program is None:
             raise SystemExit(f"{pin.package}@{pin.version} is not installed: run make clients")
         root = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
         try:
             cwd = lay_out(case, root)
-            with session(headless, str(program), root / "home", reads(case, root)) as run:
+            stand_in = _Filled(DESCRIPTIONS.values()) if mode == "auto" else headless
+            with session(stand_in, str(program), root / "home", reads(case, root)) as run:
                 version = run.version(cwd)
                 if mode == "continued":
                     run.capture(cwd)  # a first process: hello, the read, its answer
                 before = len(run.provider.exchanges())
+                environ = {**run.environ, **(_AUTO_WINDOW if mode == "auto" else {})}
                 for argv, said in _compaction_steps(mode):
-                    _converse([str(program), *argv], cwd, run.environ, said)
+                    _converse([str(program), *argv], cwd, environ, said)
                 turns = [e.body for e in run.provider.exchanges()[before:] if e.turn]
         finally:
             shutil.rmtree(root)
@@ -110,13 +120,33 @@ def record_compaction(mode: str) -> list[Path]:
             "version": version,
             "package": f"{pin.package}@{pin.version}",
             "recorder": "python -m tests.tools.record_clients --compaction",
-            "compaction": {"trigger": "manual", "continued": mode == "continued"},
+            "compaction": {
+                "trigger": "auto" if mode == "auto" else "manual",
+                "continued": mode == "continued",
+            },
             "turns": recorded(turns[-1:], headless.kept, root, pin.prefix(CACHE)),
         }
         path = compaction_path(mode, pin)
         path.write_text(json.dumps(reference, indent=1, ensure_ascii=False) + "\n", "utf-8")
         written.append(path)
     return written
+
+
+# An automatic compaction: the model's window set (claude-sonnet-4-5 has none configured, so
+# the client never compacts it at a threshold) and every reply reporting a prompt past the
+# line (167,000 of 200,000) and under the point where the client refuses to send (2.1.332).
+_AUTO_WINDOW = {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "200000"}
+_AUTO_USAGE = b"195000"
+
+
+class _Filled(ClaudeCodeHeadless):
+    """The stand-in, its replies reporting `_AUTO_USAGE` prompt tokens."""
+
+    def answer(self, path: str, body: Body, read: str | None) -> Reply:
+        reply = super().answer(path, body, read)
+        return reply._replace(
+            body=reply.body.replace(b'"input_tokens":1', b'"input_tokens":' + _AUTO_USAGE)
+        )
 
 
 def _compaction_steps(mode: str) -> list[tuple[list[str], tuple[str, ...]]]:
@@ -126,6 +156,8 @@ def _compaction_steps(mode: str) -> list[tuple[list[str], tuple[str, ...]]]:
     if mode == "continued":
         return [(["-p", "/compact", "--continue", *model], ()),
                 (["-p", "next", "--continue", *model], ())]  # fmt: skip
+    if mode == "auto":
+        return [(["-p", "hello", *model], ())]
     return [(["-p", *stream, *model], ("hello", "/compact", "next"))]
 
 
@@ -160,8 +192,8 @@ def _converse(argv: list[str], cwd: Path, environ: dict[str, str], said: tuple[s
 
 
 def main(argv: list[str]) -> int:
-    if argv == ["--compaction"]:
-        for mode in COMPACTION_MODES:
+    if argv[:1] == ["--compaction"]:
+        for mode in argv[1:] or COMPACTION_MODES:
             for path in record_compaction(mode):
                 print(f"recorded {path}")
         return 0

@@ -17,12 +17,11 @@ import pytest
 from assembler.verify.check import client_of, client_sides
 from tests.helpers.client_cases import (
     CASES,
-    COMPACTION_MODES,
     MACHINE_PATHS,
     REFERENCES,
     Case,
     compaction_path,
-    compaction_pins,
+    compaction_recordings,
     compare_reference,
     load,
     reference_path,
@@ -46,7 +45,7 @@ def test_ctxasm_matches_the_recorded_client(case: Case, pin: Pin, fixed_tmp: Pat
 
 def test_every_case_is_recorded_at_every_pinned_version() -> None:
     wanted = {reference_path(case, pin) for case in CASES for pin in case.pins()}
-    wanted |= {compaction_path(m, pin) for pin in compaction_pins() for m in COMPACTION_MODES}
+    wanted |= {compaction_path(mode, pin) for mode, pin in compaction_recordings()}
     assert set(REFERENCES.rglob("*.json")) == wanted
     for case in CASES:
         for pin in case.pins():

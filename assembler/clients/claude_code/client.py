@@ -510,7 +510,7 @@ def _after(compacted: AfterCompact) -> dict[str, Any]:
         else ""
     )
     return {
-        "summary_first": compacted.summary_first,
+        "layout": compacted.layout,
         "start": any(
             s.fate is Fate.REREAD for s in compacted.survivors if s.kind == "instructions"
         ),

@@ -75,9 +75,18 @@ def after_compact(
         tuple(survivors),
         RESTORE_LIMIT,
         _when(compaction, known),
-        compaction.trigger is Trigger.MANUAL and known.summary_first_manual,
+        _layout(compaction, known),
         notes,
     )
+
+
+def _layout(compaction: Compaction, known: Facts) -> tuple[str, ...]:
+    """The order of the start blocks, the summary and the restored reads (recorded)."""
+    if compaction.trigger is Trigger.MANUAL and known.summary_first_manual:
+        return ("summary", "reads", "start")
+    if compaction.trigger is Trigger.AUTO and known.summary_last_auto:
+        return ("reads", "start", "summary")
+    return ("start", "summary", "reads")
 
 
 def _when(compaction: Compaction, known: Facts) -> str:

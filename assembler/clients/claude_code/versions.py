@@ -54,6 +54,10 @@ FACTS = (
     Fact("summary_first_manual", NEW, None, "SPEC 4c: after a manual compaction messages[0] is "
          "the summary alone, the start blocks after the restored reads; recorded on 2.1.332 "
          "(tests/data/clients/*/compact-*.json; 2.1.197: the instructions, then the summary)"),
+    Fact("summary_last_auto", NEW, None, "SPEC 4c: after an automatic compaction the restored "
+         "reads come first, then the start blocks, then the summary; recorded on 2.1.332 "
+         "(tests/data/clients/claude-code-2.1.332/compact-auto.json; 2.1.197 not recorded: it "
+         "did not compact at a threshold in -p, modelled with its manual order)"),
     Fact("continuation_lists_tools", NEW, None, "SPEC 4c: the continuation names the tools used "
          "before the summary and says the later messages are kept verbatim; recorded on 2.1.332"),
 )  # fmt: skip
@@ -79,6 +83,7 @@ class Facts(NamedTuple):
     compacts_few_messages: bool
     summary_user_turns_only: bool
     summary_first_manual: bool
+    summary_last_auto: bool
     continuation_lists_tools: bool
 
 

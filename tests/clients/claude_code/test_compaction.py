@@ -109,7 +109,9 @@ def test_auto_at_2_1_197_rereads_at_the_next_user_turn_and_drops_the_skills_list
     assert text.count("Called the Read tool with the following input:") == 4
 
 
-def test_auto_at_2_1_332_puts_the_context_before_the_summary(tmp_path: Path) -> None:
+def test_auto_at_2_1_332_sends_the_reads_the_start_blocks_then_the_summary(
+    tmp_path: Path,
+) -> None:
     a = _after(tmp_path, NEW, "auto")
     assert {f for (k, _), f in _fates(a).items() if k == "instructions"} == {Fate.REREAD}
     text = a.render("claude-code", date=DATE)
@@ -117,8 +119,10 @@ def test_auto_at_2_1_332_puts_the_context_before_the_summary(tmp_path: Path) -> 
         tmp_path / "repo", home=tmp_path / "home", managed_dir=tmp_path / "managed",
         environ={}, client_version=NEW,
     ).render("claude-code", date=DATE)  # fmt: skip
-    assert text.startswith(start)  # the start blocks, byte for byte, re-read
-    assert text[len(start) :].startswith("[the continuation message")
+    assert text.startswith("<system-reminder>\nCalled the Read tool")
+    reads, rest = text.split(start)  # the start blocks, byte for byte, re-read
+    assert "Result of calling the Read tool" in reads
+    assert rest.startswith("[the continuation message")
 
 
 def test_manual_at_2_1_332_puts_the_summary_first_then_the_reads_then_the_start(

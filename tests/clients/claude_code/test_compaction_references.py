@@ -21,9 +21,8 @@ from assembler.verify.check import client_of
 from assembler.verify.process import environment
 from tests.helpers.client_cases import (
     BY_NAME,
-    COMPACTION_MODES,
     compaction_path,
-    compaction_pins,
+    compaction_recordings,
     lay_out,
     machine,
     reads,
@@ -35,13 +34,12 @@ _CALL = re.compile(r"\ACalled the Read tool with the following input: (\{.*\})\Z
 _RESULT = "Result of calling the Read tool:\n"
 _SKILLS = "The following skills are available for use with the Skill tool"
 _AGENTS = "Available agent types for the Agent tool"
+_CONTINUATION = "This session is being continued from a previous conversation"
 
 
 def _params() -> list[Any]:
     return [
-        pytest.param(pin, mode, id=f"{pin.key}-{mode}")
-        for pin in compaction_pins()
-        for mode in COMPACTION_MODES
+        pytest.param(pin, mode, id=f"{pin.key}-{mode}") for mode, pin in compaction_recordings()
     ]
 
 
@@ -62,11 +60,11 @@ def _predicted(mode: str, pin: Pin, root: Path) -> tuple[AfterCompact, str, Mapp
     reference = json.loads(compaction_path(mode, pin).read_text("utf-8"))
     case = BY_NAME[reference["fixture"]]
     cwd = lay_out(case, root)
-    continued = reference["compaction"]["continued"]
+    how = reference["compaction"]
     assembly = explain(
         cwd, environ=environment(root / "home", {}), touched=reads(case, root),
         client_version=reference["version"],
-        after_compact=Compaction(Trigger.MANUAL, (), continued), **machine(root),
+        after_compact=Compaction(Trigger(how["trigger"]), (), how["continued"]), **machine(root),
     ).assembly  # fmt: skip
     assert assembly.compacted is not None
     rendered = assembly.render("claude-code")
@@ -111,17 +109,21 @@ def test_every_source_of_the_recorded_request_is_reread_or_restored(
 @pytest.mark.parametrize(("pin", "mode"), _params())
 def test_the_summary_stands_where_ctxasm_says(pin: Pin, mode: str, fixed_tmp: Path) -> None:
     after, _, request = _predicted(mode, pin, fixed_tmp)
-    first = texts(request["messages"][0]["content"])
-    summary_alone = len(first) == 1 and PREAMBLE not in first[0]
-    assert summary_alone is after.summary_first
+    blocks = _reminders(request)
+    where = {
+        "summary": next(i for i, b in enumerate(blocks) if b.startswith(_CONTINUATION)),
+        "reads": next(i for i, b in enumerate(blocks) if _CALL.match(b)),
+        "start": next(i for i, b in enumerate(blocks) if PREAMBLE in b),
+    }
+    assert tuple(sorted(where, key=where.__getitem__)) == after.layout
 
 
 def test_a_continued_session_lost_what_the_read_attached() -> None:
     """The recorded facts the model's `continued` rows rest on: across processes only the
     file the model read comes back; in one process the attached files come back too."""
-    for pin in compaction_pins():
+    for pin in {pin for _, pin in compaction_recordings()}:
         found = {}
-        for mode in COMPACTION_MODES:
+        for mode in ("manual", "continued"):
             text = compaction_path(mode, pin).read_text("utf-8")
             found[mode] = "Called the Read tool" in text, "handlers/CLAUDE.md" in text
         assert found == {"manual": (True, True), "continued": (True, False)}
