@@ -141,7 +141,10 @@ class CompactionProfile(NamedTuple):
     min_messages: int = 0  # fewer messages than this are not compacted (0: any)
     keep_on_manual: int = 1  # messages kept verbatim by a manual compaction (the last reply)
     reread_auto_now: bool = True  # after an automatic compaction, re-read in the same turn
-    summary_first_manual: bool = False  # a manual compaction's summary comes before the context
+    # The order of the summary, the restored reads (and skills) and the start context after a
+    # manual and an automatic compaction ("summary", "reads", "start").
+    layout_manual: tuple[str, ...] = ("start", "summary", "reads")
+    layout_auto: tuple[str, ...] = ("start", "summary", "reads")
     lists_tools: bool = False  # the continuation names the tools used before it
     says_kept_verbatim: bool = False  # the continuation says the later messages are verbatim
     resends_skills_list: bool = False

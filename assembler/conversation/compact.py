@@ -123,20 +123,24 @@ class Attachment(NamedTuple):
 
 class Shape(Protocol):
     """How a client's compaction differs from the articles' (`profile.ClientShape`): the
-    request sent to the summariser, built from the whole list; the messages that carry the
-    summary; which attachments are kept; and the messages that carry them."""
+    request sent to the summariser, built from the whole list; which attachments are kept;
+    and the messages that carry the summary and them, in the client's order (`attachments`
+    is then empty: they are among `summary_messages`)."""
 
     def ask(self, messages: Sequence[Any]) -> list[Any]: ...
-
-    def wrap(
-        self, summary: str, raw_path: Path, summarised: Sequence[Any], kept: Sequence[Any]
-    ) -> tuple[Any, ...]: ...
 
     def limit(
         self, fitted: tuple[Attachment, ...], dropped: tuple[str, ...]
     ) -> tuple[tuple[Attachment, ...], tuple[str, ...]]: ...
 
-    def attach(self, fitted: Sequence[Attachment]) -> tuple[Any, ...]: ...
+    def wrap(
+        self,
+        summary: str,
+        raw_path: Path,
+        summarised: Sequence[Any],
+        kept: Sequence[Any],
+        fitted: Sequence[Attachment],
+    ) -> tuple[Any, ...]: ...
 
 
 class CompactionResult(NamedTuple):
@@ -253,9 +257,10 @@ def compact(
     wanted = [a for a in attachments if a.source_id is None or a.source_id not in kept_ids]
     fitted, dropped = fit_attachments(wanted, counter=counter)
     if shape is not None:
-        summary_messages = shape.wrap(summary, raw_path, messages[head:cut], messages[cut:])
         fitted, dropped = shape.limit(fitted, dropped)
-        attached = shape.attach(fitted)
+        summarised, kept = messages[head:cut], messages[cut:]
+        summary_messages = shape.wrap(summary, raw_path, summarised, kept, fitted)
+        attached: tuple[Any, ...] = ()
     else:
         summary_messages = ({"role": summary_role, "content": summary_prefix + summary},)
         attached = tuple(a.message() for a in fitted)

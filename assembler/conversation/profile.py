@@ -65,31 +65,6 @@ class ClientShape(NamedTuple):
     def ask(self, messages: Sequence[Any]) -> list[Any]:
         return with_instruction(messages, self.profile.instruction(self.additional))
 
-    def wrap(
-        self, summary: str, raw_path: Path, summarised: Sequence[Any], kept: Sequence[Any]
-    ) -> tuple[Any, ...]:
-        parts = [self.profile.continuation, summary.strip()]
-        parts.append(
-            f"The whole conversation before this summary is saved in {raw_path}; read it "
-            "when a detail is missing here."
-        )
-        tools = _tools_used(summarised)
-        if self.profile.lists_tools and tools:
-            parts.append(f"Tools used before this summary: {', '.join(tools)}.")
-        if self.profile.says_kept_verbatim and kept:
-            parts.append("The messages after this one are the latest ones, kept as they were.")
-        summary_block = {"type": "text", "text": "\n\n".join(parts)}
-        if not self.instructions:
-            return ({"role": "user", "content": [summary_block]},)
-        context = _reminder(self.instructions)
-        first = self.trigger is Trigger.MANUAL and self.profile.summary_first_manual
-        if first:  # the summary alone, the start context in the next user message
-            return (
-                {"role": "user", "content": [summary_block]},
-                {"role": "user", "content": [context]},
-            )
-        return ({"role": "user", "content": [context, summary_block]},)
-
     def limit(
         self, fitted: tuple[Attachment, ...], dropped: tuple[str, ...]
     ) -> tuple[tuple[Attachment, ...], tuple[str, ...]]:
@@ -101,7 +76,45 @@ class ClientShape(NamedTuple):
         kept = tuple(a for a in fitted if a.kind is AttachmentKind.SKILL or a in keep)
         return kept, (*dropped, *over)
 
-    def attach(self, fitted: Sequence[Attachment]) -> tuple[Any, ...]:
+    def wrap(
+        self,
+        summary: str,
+        raw_path: Path,
+        summarised: Sequence[Any],
+        kept: Sequence[Any],
+        fitted: Sequence[Attachment],
+    ) -> tuple[Any, ...]:
+        """The summary's message, the restored reads and skills, and the start context, in
+        the profile's order for this trigger; the context and the summary share a message
+        when the context comes right before it."""
+        parts = [self.profile.continuation, summary.strip()]
+        parts.append(
+            f"The whole conversation before this summary is saved in {raw_path}; read it "
+            "when a detail is missing here."
+        )
+        tools = _tools_used(summarised)
+        if self.profile.lists_tools and tools:
+            parts.append(f"Tools used before this summary: {', '.join(tools)}.")
+        if self.profile.says_kept_verbatim and kept:
+            parts.append("The messages after this one are the latest ones, kept as they were.")
+        summary_block = {"type": "text", "text": "\n\n".join(parts)}
+        manual = self.trigger is Trigger.MANUAL
+        layout = self.profile.layout_manual if manual else self.profile.layout_auto
+        out: list[Any] = []
+        for at, part in enumerate(layout):
+            if part == "reads":
+                out += self._attach(fitted)
+            elif part == "summary" and not (at and layout[at - 1] == "start"):
+                out.append({"role": "user", "content": [summary_block]})
+            elif part == "start":
+                context = [_reminder(self.instructions)] if self.instructions else []
+                if layout[at + 1 : at + 2] == ("summary",):
+                    out.append({"role": "user", "content": [*context, summary_block]})
+                elif context:
+                    out.append({"role": "user", "content": context})
+        return tuple(out)
+
+    def _attach(self, fitted: Sequence[Attachment]) -> list[Any]:
         out: list[Any] = []
         for a in reversed([a for a in fitted if a.kind is AttachmentKind.FILE]):  # newest first
             call = json.dumps({"file_path": a.name}, ensure_ascii=False)
@@ -119,4 +132,4 @@ class ClientShape(NamedTuple):
             bodies = "\n\n".join(f"### {a.name}\n\n{a.content}" for a in skills)
             text = f"Skills invoked earlier in this session, with their instructions:\n\n{bodies}"
             out.append({"role": "user", "content": [_reminder(text)]})
-        return tuple(out)
+        return out

@@ -121,9 +121,10 @@ def test_manual_at_2_1_332_resends_the_whole_request_and_puts_the_summary_first(
     first = _text(messages[0])
     assert first.startswith(profile.continuation) and "The user read a.txt." in first
     assert "my private notes" not in first and "Tools used before this summary: Read." in first
-    assert "Rule v2." in _text(messages[1]) and "Rule v1." not in _text(messages[1])
-    assert '{"file_path": "/w/f0.txt"}' in _text(messages[2]) and "1\tfile 0" in _text(messages[2])
-    assert "### deploy\n\nRun make deploy." in _text(messages[3])
+    # Then (2.1.332, manual, as recorded) the restored read and skills, then the context.
+    assert '{"file_path": "/w/f0.txt"}' in _text(messages[1]) and "1\tfile 0" in _text(messages[1])
+    assert "### deploy\n\nRun make deploy." in _text(messages[2])
+    assert "Rule v2." in _text(messages[3]) and "Rule v1." not in _text(messages[3])
     assert messages[4] == {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
     events = [str(e) for e in done.events]
     assert "[Compress] Instruction context re-read from disk: 1 sources" in events
@@ -169,15 +170,20 @@ def test_auto_at_2_1_197_rereads_the_instructions_at_the_next_user_turn(tmp_path
     assert "Count only turns with the user role" not in _text(seen[0][-1])  # 2.1.197
 
 
-def test_auto_at_2_1_332_puts_the_context_before_the_summary(tmp_path: Path) -> None:
+def test_auto_at_2_1_332_sends_the_reads_then_the_context_with_the_summary(
+    tmp_path: Path,
+) -> None:
     _, a = _setup(tmp_path, NEW)
     with FakeAPI(_reply).running() as api:
         client = anthropic.Anthropic(base_url=api.url, api_key="test", max_retries=0)
         conv = _conversation(tmp_path, a, client, [], 200_000)
         conv.record(170_000)
-        done = conv.prepare([*_history(1), {"role": "user", "content": "go on"}])
-    first = done.messages[0]["content"]
-    assert "Rule v1." in first[0]["text"] and first[1]["text"].startswith(
+        done = conv.prepare([*_history(3), {"role": "user", "content": "go on"}])
+    # f2's read is among the kept messages: only f1 and f0 come back, newest first.
+    assert "/w/f1.txt" in _text(done.messages[0]) and "/w/f0.txt" in _text(done.messages[1])
+    done = done._replace(messages=done.messages[1:])
+    second = done.messages[1]["content"]
+    assert "Rule v1." in second[0]["text"] and second[1]["text"].startswith(
         a.compaction_profile(200_000).continuation
     )
 
