@@ -124,8 +124,9 @@ class Attachment(NamedTuple):
 class Shape(Protocol):
     """How a client's compaction differs from the articles' (`profile.ClientShape`): the
     request sent to the summariser, built from the whole list; which attachments are kept;
-    and the messages that carry the summary and them, in the client's order (`attachments`
-    is then empty: they are among `summary_messages`)."""
+    and every message after the head, in the client's order (`CompactionResult.arranged`:
+    the summary's, the kept ones, the restored; `attachments` is then empty, the restored
+    messages being among `summary_messages`)."""
 
     def ask(self, messages: Sequence[Any]) -> list[Any]: ...
 
@@ -155,10 +156,13 @@ class CompactionResult(NamedTuple):
     raw_path: Path
     snapshot_path: Path
     dropped_attachments: tuple[str, ...] = ()
+    arranged: tuple[Any, ...] | None = None  # a client's order of all but the head (`Shape`)
 
     @property
     def messages(self) -> list[Any]:
         """The new list to send."""
+        if self.arranged is not None:
+            return [*self.head, *self.arranged]
         return [*self.head, *self.summary_messages, *self.attachments, *self.kept]
 
 
@@ -256,10 +260,13 @@ def compact(
     kept_ids = {r.id for r in scan(messages[cut:]).results}
     wanted = [a for a in attachments if a.source_id is None or a.source_id not in kept_ids]
     fitted, dropped = fit_attachments(wanted, counter=counter)
+    arranged: tuple[Any, ...] | None = None
     if shape is not None:
         fitted, dropped = shape.limit(fitted, dropped)
         summarised, kept = messages[head:cut], messages[cut:]
-        summary_messages = shape.wrap(summary, raw_path, summarised, kept, fitted)
+        arranged = shape.wrap(summary, raw_path, summarised, kept, fitted)
+        verbatim = {id(m) for m in kept}  # the kept messages are the very objects
+        summary_messages = tuple(m for m in arranged if id(m) not in verbatim)
         attached: tuple[Any, ...] = ()
     else:
         summary_messages = ({"role": summary_role, "content": summary_prefix + summary},)
@@ -285,6 +292,7 @@ def compact(
         raw_path=raw_path,
         snapshot_path=Below.of(sessions_dir).path / "ctx.json",
         dropped_attachments=dropped,
+        arranged=arranged,
     )
     result = result._replace(
         pre_tokens=result.boundary.pre_tokens, post_tokens=counter(dumps(result.messages))

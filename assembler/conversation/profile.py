@@ -84,9 +84,10 @@ class ClientShape(NamedTuple):
         kept: Sequence[Any],
         fitted: Sequence[Attachment],
     ) -> tuple[Any, ...]:
-        """The summary's message, the restored reads and skills, and the start context, in
-        the profile's order for this trigger; the context and the summary share a message
-        when the context comes right before it."""
+        """Every message after the head: the summary's, the kept messages right after it (as
+        recorded), the restored reads and skills, and the start context, in the profile's
+        order for this trigger; the context and the summary share a message when the context
+        comes right before it."""
         parts = [self.profile.continuation, summary.strip()]
         parts.append(
             f"The whole conversation before this summary is saved in {raw_path}; read it "
@@ -105,11 +106,11 @@ class ClientShape(NamedTuple):
             if part == "reads":
                 out += self._attach(fitted)
             elif part == "summary" and not (at and layout[at - 1] == "start"):
-                out.append({"role": "user", "content": [summary_block]})
+                out += [{"role": "user", "content": [summary_block]}, *kept]
             elif part == "start":
                 context = [_reminder(self.instructions)] if self.instructions else []
                 if layout[at + 1 : at + 2] == ("summary",):
-                    out.append({"role": "user", "content": [*context, summary_block]})
+                    out += [{"role": "user", "content": [*context, summary_block]}, *kept]
                 elif context:
                     out.append({"role": "user", "content": context})
         return tuple(out)

@@ -121,11 +121,13 @@ def test_manual_at_2_1_332_resends_the_whole_request_and_puts_the_summary_first(
     first = _text(messages[0])
     assert first.startswith(profile.continuation) and "The user read a.txt." in first
     assert "my private notes" not in first and "Tools used before this summary: Read." in first
-    # Then (2.1.332, manual, as recorded) the restored read and skills, then the context.
-    assert '{"file_path": "/w/f0.txt"}' in _text(messages[1]) and "1\tfile 0" in _text(messages[1])
-    assert "### deploy\n\nRun make deploy." in _text(messages[2])
-    assert "Rule v2." in _text(messages[3]) and "Rule v1." not in _text(messages[3])
-    assert messages[4] == {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
+    # Then (2.1.332, manual, as recorded) the kept reply, the restored read and skills, and
+    # the context.
+    assert messages[1] == {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}
+    assert '{"file_path": "/w/f0.txt"}' in _text(messages[2]) and "1\tfile 0" in _text(messages[2])
+    assert "### deploy\n\nRun make deploy." in _text(messages[3])
+    assert "Rule v2." in _text(messages[4]) and "Rule v1." not in _text(messages[4])
+    assert messages[5] == {"role": "user", "content": "next"}
     events = [str(e) for e in done.events]
     assert "[Compress] Instruction context re-read from disk: 1 sources" in events
     assert events[-2:] == [
