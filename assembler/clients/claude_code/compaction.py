@@ -30,7 +30,7 @@ from .versions import Facts, facts_at
 
 RESTORE_LIMIT = 5  # files restored as reads after a compaction
 READ_MAX_LINES = 2_000  # what one read returns by default: the restored file's lines
-MIN_MESSAGES = 3  # 2.1.197 refused a one-exchange conversation (two messages)
+MIN_MESSAGES = 3  # 2.1.197 refused two messages and compacted four (recorded)
 # The lines (SPEC 4c): the effective window keeps the summary's output reserve; the
 # automatic compaction starts a buffer below it, the warning another below that.
 SUMMARY_RESERVE = 20_000

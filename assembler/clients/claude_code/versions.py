@@ -48,7 +48,8 @@ FACTS = (
     Fact("resends_skills_list", NEW, None, "SPEC 4c: the skills list is sent again after a "
          "compaction; recorded on 2.1.332, not on 2.1.197"),
     Fact("compacts_few_messages", NEW, None, "SPEC 4c: a conversation of one exchange is "
-         "compacted; recorded on 2.1.332 (2.1.197 refuses: too few messages)"),
+         "compacted; recorded on 2.1.332 (2.1.197 refuses two messages, 'Not enough messages "
+         "to compact.', and compacts four)"),
     Fact("summary_user_turns_only", NEW, None, "SPEC 4c: the summary instruction's section 6 "
          "says only user-role turns are user messages; recorded on 2.1.332, absent on 2.1.197"),
     Fact("summary_first_manual", NEW, None, "SPEC 4c: after a manual compaction messages[0] is "
