@@ -194,14 +194,16 @@ class ClaudeCode(Client[ClaudeSetup]):
     ) -> AfterCompact:
         from .compaction import after_compact  # only a compaction needs it
 
-        return after_compact(sources, reads, skills, compaction, version.modelled, disk, max_bytes)
+        return after_compact(
+            self.name, sources, reads, skills, compaction, version.modelled, disk, max_bytes
+        )
 
     def compaction_profile(
         self, version: ClientVersion, environ: Mapping[str, str], context_window: int | None
     ) -> CompactionProfile:
         from .compaction import profile
 
-        return profile(version.modelled, environ, context_window)
+        return profile(self.name, version.modelled, environ, context_window)
 
     def check_file(
         self, path: Path, text: str | None, tracked: Tracked | None

@@ -47,6 +47,7 @@ _NOT_INSTRUCTIONS = frozenset({Why.SKILLS, Why.ENVIRONMENT})
 
 
 def after_compact(
+    client: str,
     sources: Sequence[Source],
     reads: Sequence[tuple[str, str]],
     skills: Sequence[tuple[Skill, str]],
@@ -55,7 +56,8 @@ def after_compact(
     disk: Disk,
     max_bytes: int,
 ) -> AfterCompact:
-    """The fate of each source of `sources` (an assembly's, start and reads) at `compaction`.
+    """The fate of each source of `sources` (an assembly's, start and reads) at `compaction`
+    (`client`: the client's name, for the value).
 
     `reads`: the files the model read itself, in order, as (absolute path, display);
     `skills`: the skills invoked before the compaction with their bodies."""
@@ -70,7 +72,7 @@ def after_compact(
     )
     return AfterCompact(
         compaction,
-        "claude-code",
+        client,
         version,
         tuple(survivors),
         RESTORE_LIMIT,
@@ -134,26 +136,27 @@ def _restored(
     max_bytes: int,
 ) -> list[Survivor]:
     """Files attached on reads and files the model read: up to `RESTORE_LIMIT` come back as a
-    read call and its result, the most recent first; which of more candidates the client
-    leaves out is not stable between runs, so each is a candidate. A continued session
-    restores only the files the model read itself."""
+    read call and its result, in the order recorded (the attached files newest first, then
+    the files read, newest first); which of more candidates the client leaves out is not
+    stable between runs, so each is a candidate. A continued session restores only the
+    files the model read itself; a file the model could not read is no candidate."""
     attached = [
         s for s in sources if s.lazy and not s.dropped and s.reason.why not in _NOT_INSTRUCTIONS
     ]
     lost: list[Survivor] = []
     candidates: list[tuple[str, str, str, str]] = []  # kind, display, path, content
-    for s in attached:
+    for s in reversed(attached):
         path = as_client_reads(s.path)
         if compaction.continued:
             why = "a continued session restores only the files the model read itself"
             lost.append(Survivor("attached", s.display, path, Fate.LOST, why))
         else:
-            candidates.append(("attached", s.display, path, _read_text(disk, s.path, max_bytes)))
-    for path, display in reads:
-        candidates.append(
-            ("read", display, as_client_reads(path), _read_text(disk, path, max_bytes))
-        )
-    candidates.reverse()  # the most recent first
+            text = _read_text(disk, s.path, max_bytes)
+            candidates.append(("attached", s.display, path, text or ""))
+    for path, display in reversed(reads):
+        text = _read_text(disk, path, max_bytes)
+        if text is not None:
+            candidates.append(("read", display, as_client_reads(path), text))
     many = len(candidates) > RESTORE_LIMIT
     fate = Fate.CANDIDATE if many else Fate.RESTORED
     why = (
@@ -168,14 +171,14 @@ def _restored(
     return out + lost
 
 
-def _read_text(disk: Disk, path: str, max_bytes: int) -> str:
-    """A file's text as a read gets it now, frontmatter and all (bounded; "" when
+def _read_text(disk: Disk, path: str, max_bytes: int) -> str | None:
+    """A file's text as a read gets it now, frontmatter and all (bounded; None when
     unreadable)."""
     try:
         found = disk.read(path, max_bytes)
     except OSError:
-        return ""
-    return found.text if found.ok else ""
+        return None
+    return found.text if found.ok else None
 
 
 def _skills(skills: Sequence[tuple[Skill, str]], compaction: Compaction) -> list[Survivor]:
@@ -268,7 +271,7 @@ _CONTINUATION = (
 
 
 def profile(
-    version: str, environ: Mapping[str, str], context_window: int | None
+    client: str, version: str, environ: Mapping[str, str], context_window: int | None
 ) -> CompactionProfile:
     """How the release compacts: `context_window` is the model's configured window (None:
     none configured, so no compaction at a threshold, only when the prompt is refused as too
@@ -290,7 +293,7 @@ def profile(
         warning = max(0, auto - WARNING_BUFFER)
     head = _HEAD.format(user_turns=_USER_TURNS if known.summary_user_turns_only else "")
     return CompactionProfile(
-        "claude-code",
+        client,
         version,
         window,
         effective,

@@ -272,3 +272,14 @@ def test_profile_instruction_per_version_and_additional_instructions() -> None:
     assert text.index("<analysis>") < text.index("9. Optional Next Step")
     assert (old.min_messages, new.min_messages) == (3, 0)
     assert (old.reread_auto_now, new.reread_auto_now) == (False, True)
+
+
+def test_a_read_that_failed_is_not_restored(tmp_path: Path) -> None:
+    repo = _tree(tmp_path)
+    a = assemble(
+        repo, home=tmp_path / "home", managed_dir=tmp_path / "managed", environ={},
+        touched=[repo / "src/app.ts", repo / "src/gone.ts"], after_compact="manual",
+    )  # fmt: skip
+    assert a.compacted is not None
+    names = [s.name for s in a.compacted.survivors if s.kind == "read"]
+    assert names == ["src/app.ts"]
