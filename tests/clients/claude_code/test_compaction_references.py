@@ -94,7 +94,7 @@ def test_every_source_of_the_recorded_request_is_reread_or_restored(
         for s in after.survivors
         if s.kind in ("attached", "read") and s.fate is Fate.RESTORED
     }
-    assert sorted(calls) == sorted(restored) and calls
+    assert calls == list(restored)  # in the order recorded (not stable past the limit)
     assert dict(zip(calls, results, strict=True)) == restored
     # Nothing called lost is in the request.
     whole = "\n".join(blocks)
