@@ -322,26 +322,27 @@ class Conversation:
             f"({profile.client} {profile.version} does not compact so short a conversation)"
         )
 
-    def _reread(self, events: list[Event]) -> str:
+    def _reread(self) -> str:
         """The instruction context read again from disk (the assembly kept for next time);
         "" when there is none to re-attach."""
         if self.assembly is None or not self.reattach_instructions:
             return ""
         self.assembly = self.assembly.reread()
         parts = (self.assembly.static_text, self.assembly.dynamic_text)
-        count = sum(1 for s in self.assembly.sources if not s.dropped)
-        events.append(
-            Event(Level.COMPACT, f"Instruction context re-read from disk: {count} sources")
-        )
         return "\n\n".join(p for p in parts if p)
+
+    def _reread_event(self) -> Event:
+        count = sum(1 for s in self.assembly.sources if not s.dropped) if self.assembly else 0
+        return Event(Level.COMPACT, f"Instruction context re-read from disk: {count} sources")
 
     def _context_now(self, current: list[Any], events: list[Event]) -> list[Any]:
         """The user's turn after an automatic compaction whose profile re-reads the
         instructions then: the context goes first in that message."""
         self._context_due = False
-        text = self._reread(events)
+        text = self._reread()
         if not text:
             return current
+        events.append(self._reread_event())
         last = current[-1]
         content = last["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -394,7 +395,7 @@ class Conversation:
                 return None
             keep = self.keep_recent if trigger is Trigger.AUTO else self.profile.keep_on_manual
             now = trigger is Trigger.MANUAL or self.profile.reread_auto_now
-            context = self._reread(events) if now else ""
+            context = self._reread() if now else ""
             shape = ClientShape(self.profile, trigger, context, additional)
         try:
             result = compact(
@@ -424,6 +425,8 @@ class Conversation:
             names = ", ".join(shown(n, 120) for n in result.dropped_attachments)
             events.append(Event(Level.COMPACT, f"Attachments over the budget dropped: {names}"))
         if shape is not None:
+            if shape.instructions:
+                events.append(self._reread_event())
             events += self._profile_events(result)
             wanted = self.assembly is not None and self.reattach_instructions
             self._context_due = wanted and not shape.instructions
