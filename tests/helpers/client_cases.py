@@ -95,11 +95,21 @@ def reference_path(case: Case, pin: Pin) -> Path:
 
 
 # The first request after a compaction (`record_clients --compaction`, on `COMPACTION_CASE`;
-# Claude Code only): manual in one process, manual continued across processes, and automatic
-# (2.1.332 only: 2.1.197 did not compact at a threshold under `-p`).
+# Claude Code only): manual in one process, manual continued across processes, automatic
+# (2.1.332 only: 2.1.197 did not compact at a threshold under `-p`), and manual after the
+# model invoked a skill (`plant_skill`; no read).
 COMPACTION_CASE = "demo-api"
-COMPACTION_MODES = ("manual", "continued", "auto")
+COMPACTION_MODES = ("manual", "continued", "auto", "skill")
 _AUTO_RECORDED = ("2.1.332",)
+SKILL = "deploy"
+
+
+def plant_skill(cwd: Path) -> None:
+    """The project skill the `skill` recording invokes, in the directory the agent starts in."""
+    folder = cwd / ".claude" / "skills" / SKILL
+    folder.mkdir(parents=True)
+    text = f"---\nname: {SKILL}\ndescription: Ship it.\n---\nRun make deploy.\n"
+    (folder / "SKILL.md").write_text(text, encoding="utf-8")
 
 
 def compaction_path(mode: str, pin: Pin) -> Path:

@@ -18,7 +18,9 @@ With `--compaction`, Claude Code's first request after a manual compaction
 stream-json`); mode `continued` runs `claude -p hello`, then `/compact` and `next` in two
 more processes (`--continue` each); mode `auto` runs `claude -p hello` with the window set
 (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`) and every reply reporting a prompt past the automatic
-line, at the releases that compact there (`client_cases.compaction_recordings`). The
+line, at the releases that compact there (`client_cases.compaction_recordings`); mode
+`skill` is `manual` with a project skill planted and the first answer a call of the Skill
+tool for it, no read. The
 stand-in answers the summary request with `ok`; the recording keeps the request that
 follows it.
 
@@ -34,21 +36,24 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from assembler.clients.claude_code.client import DESCRIPTIONS
 from assembler.clients.claude_code.headless import ClaudeCodeHeadless
-from assembler.clients.headless import Body, Reply
+from assembler.clients.headless import Body, Reply, stream_reply
 from assembler.verify.check import client_of, session
 from tests.helpers.client_cases import (
     BY_NAME,
     CASES,
     COMPACTION_CASE,
     COMPACTION_MODES,
+    SKILL,
     compaction_path,
     compaction_recordings,
     lay_out,
+    plant_skill,
     reads,
     recorded,
     reference_path,
@@ -101,8 +106,11 @@ def record_compaction(mode: str) -> list[Path]:
         root = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
         try:
             cwd = lay_out(case, root)
-            stand_in = _Filled(DESCRIPTIONS.values()) if mode == "auto" else headless
-            with session(stand_in, str(program), root / "home", reads(case, root)) as run:
+            stand_in = _STAND_INS.get(mode, ClaudeCodeHeadless)(DESCRIPTIONS.values())
+            if mode == "skill":
+                plant_skill(cwd)
+            read = reads(case, root) if mode != "skill" else ()
+            with session(stand_in, str(program), root / "home", read) as run:
                 version = run.version(cwd)
                 if mode == "continued":
                     run.capture(cwd)  # a first process: hello, the read, its answer
@@ -123,6 +131,8 @@ def record_compaction(mode: str) -> list[Path]:
             "compaction": {
                 "trigger": "auto" if mode == "auto" else "manual",
                 "continued": mode == "continued",
+                "skills": [SKILL] if mode == "skill" else [],
+                "reads": mode != "skill",
             },
             "turns": recorded(turns[-1:], headless.kept, root, pin.prefix(CACHE)),
         }
@@ -149,6 +159,42 @@ class _Filled(ClaudeCodeHeadless):
         )
 
 
+class _SkillCall(ClaudeCodeHeadless):
+    """The stand-in, its first answer a call of the Skill tool for `SKILL`."""
+
+    def __init__(self, descriptions: Iterable[str]) -> None:
+        super().__init__(descriptions)
+        self.called = False
+
+    def answer(self, path: str, body: Body, read: str | None) -> Reply:
+        if self.called or not self.is_turn(path, body):
+            return super().answer(path, body, read)
+        self.called = True
+        block: dict[str, Any] = {"type": "tool_use", "id": "toolu_ctxasm_skill", "name": "Skill",
+                 "input": {"skill": SKILL}}  # fmt: skip
+        message: dict[str, Any] = {
+            "id": "msg_ctxasm_skill", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5", "content": [], "stop_reason": None,
+            "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1},
+        }  # fmt: skip
+        return stream_reply(
+            (name, {"type": name, **data})
+            for name, data in (
+                ("message_start", {"message": message}),
+                ("content_block_start", {"index": 0, "content_block": {**block, "input": {}}}),
+                ("content_block_delta", {"index": 0, "delta": {
+                    "type": "input_json_delta", "partial_json": json.dumps(block["input"])}}),
+                ("content_block_stop", {"index": 0}),
+                ("message_delta", {"delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                                   "usage": {"output_tokens": 1}}),
+                ("message_stop", {}),
+            )
+        )  # fmt: skip
+
+
+_STAND_INS: dict[str, type[ClaudeCodeHeadless]] = {"auto": _Filled, "skill": _SkillCall}
+
+
 def _compaction_steps(mode: str) -> list[tuple[list[str], tuple[str, ...]]]:
     """The processes to run: (arguments, the user's messages in stream-json, one a turn)."""
     model = ["--model", "claude-sonnet-4-5"]
@@ -157,7 +203,7 @@ def _compaction_steps(mode: str) -> list[tuple[list[str], tuple[str, ...]]]:
         return [(["-p", "/compact", "--continue", *model], ()),
                 (["-p", "next", "--continue", *model], ())]  # fmt: skip
     if mode == "auto":
-        return [(["-p", "hello", *model], ())]
+        return [(["-p", "hello", *model], ())]  # the line is reached after the read
     return [(["-p", *stream, *model], ("hello", "/compact", "next"))]
 
 

@@ -524,6 +524,7 @@ def _after(compacted: AfterCompact) -> dict[str, Any]:
             for s in compacted.survivors
             if s.kind == "skill" and s.fate is Fate.RESTORED
         ],
+        "live_request": facts_at(compacted.version).skills_reminder_live_request,
     }
 
 

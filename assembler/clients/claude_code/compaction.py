@@ -25,7 +25,7 @@ from ...compaction import (
 )
 from ...discovery.disk import Disk
 from ...display import as_client_reads
-from ...model import Skill, Source, Why
+from ...model import Layer, Skill, Source, Why
 from .versions import Facts, facts_at
 
 RESTORE_LIMIT = 5  # files restored as reads after a compaction
@@ -181,12 +181,23 @@ def _read_text(disk: Disk, path: str, max_bytes: int) -> str | None:
     return found.text if found.ok else None
 
 
+# Where a skill comes from, as the re-injected block names it (`Path: <source>:<name>`).
+_SKILL_SOURCES = {Layer.USER: "userSettings", Layer.PROJECT: "projectSettings"}
+
+
 def _skills(skills: Sequence[tuple[Skill, str]], compaction: Compaction) -> list[Survivor]:
+    """Skills invoked before the compaction: re-injected (content: the `Path:` line and the
+    body as the client expands it, as recorded), except in a continued session."""
     if compaction.continued:
         why = "a continued session does not re-inject invoked skills"
         return [Survivor("skill", s.name, s.path, Fate.LOST, why) for s, _ in skills]
     why = "re-injected with its body (skills invoked earlier in this session)"
-    return [Survivor("skill", s.name, s.path, Fate.RESTORED, why, body) for s, body in skills]
+    out = []
+    for s, body in skills:
+        source = _SKILL_SOURCES.get(s.layer, "projectSettings")
+        text = f"Path: {source}:{s.name}\n\n{body}"
+        out.append(Survivor("skill", s.name, s.path, Fate.RESTORED, why, text))
+    return out
 
 
 # --- the runtime's profile ------------------------------------------------------------------

@@ -59,6 +59,9 @@ FACTS = (
          "reads come first, then the start blocks, then the summary; recorded on 2.1.332 "
          "(tests/data/clients/claude-code-2.1.332/compact-auto.json; 2.1.197 not recorded: it "
          "did not compact at a threshold in -p, modelled with its manual order)"),
+    Fact("skills_reminder_live_request", NEW, None, "SPEC 4c: the re-injected skills' note "
+         "says request text captured in a skill body is not a live request; recorded on both "
+         "(tests/data/clients/*/compact-skill.json; 2.1.197 speaks of its ## Input sections)"),
     Fact("continuation_lists_tools", NEW, None, "SPEC 4c: the continuation names the tools used "
          "before the summary and says the later messages are kept verbatim; recorded on 2.1.332"),
 )  # fmt: skip
@@ -85,6 +88,7 @@ class Facts(NamedTuple):
     summary_user_turns_only: bool
     summary_first_manual: bool
     summary_last_auto: bool
+    skills_reminder_live_request: bool
     continuation_lists_tools: bool
 
 

@@ -25,6 +25,7 @@ from tests.helpers.client_cases import (
     compaction_recordings,
     lay_out,
     machine,
+    plant_skill,
     reads,
     replayed,
 )
@@ -61,10 +62,12 @@ def _predicted(mode: str, pin: Pin, root: Path) -> tuple[AfterCompact, str, Mapp
     case = BY_NAME[reference["fixture"]]
     cwd = lay_out(case, root)
     how = reference["compaction"]
+    if how["skills"]:
+        plant_skill(cwd)
+    compaction = Compaction(Trigger(how["trigger"]), tuple(how["skills"]), how["continued"])
     assembly = explain(
-        cwd, environ=environment(root / "home", {}), touched=reads(case, root),
-        client_version=reference["version"],
-        after_compact=Compaction(Trigger(how["trigger"]), (), how["continued"]), **machine(root),
+        cwd, environ=environment(root / "home", {}), touched=reads(case, root) if how["reads"] else (),
+        client_version=reference["version"], after_compact=compaction, **machine(root),
     ).assembly  # fmt: skip
     assert assembly.compacted is not None
     rendered = assembly.render("claude-code")
@@ -96,6 +99,13 @@ def test_every_source_of_the_recorded_request_is_reread_or_restored(
     }
     assert calls == list(restored)  # in the order recorded (not stable past the limit)
     assert dict(zip(calls, results, strict=True)) == restored
+    # The skills invoked: re-injected, each under its name, its body whole.
+    for skill in (s for s in after.survivors if s.kind == "skill"):
+        assert skill.fate is Fate.RESTORED
+        holding = [b for b in blocks if f"### Skill: {skill.name}\n" in b]
+        assert len(holding) == 1 and skill.content.strip() in holding[0]
+    raw = [b for b in _blocks(request) if "### Skill: " in b]
+    assert all(b.strip("\n") in rendered for b in raw)  # the whole block, byte for byte
     # Nothing called lost is in the request.
     whole = "\n".join(blocks)
     lost = [s for s in after.survivors if s.fate is Fate.LOST and s.path]
@@ -110,12 +120,15 @@ def test_every_source_of_the_recorded_request_is_reread_or_restored(
 def test_the_summary_stands_where_ctxasm_says(pin: Pin, mode: str, fixed_tmp: Path) -> None:
     after, _, request = _predicted(mode, pin, fixed_tmp)
     blocks = _reminders(request)
-    where = {
-        "summary": next(i for i, b in enumerate(blocks) if b.startswith(_CONTINUATION)),
-        "reads": next(i for i, b in enumerate(blocks) if _CALL.match(b)),
-        "start": next(i for i, b in enumerate(blocks) if PREAMBLE in b),
+    found = {
+        "summary": [i for i, b in enumerate(blocks) if b.startswith(_CONTINUATION)],
+        "reads": [i for i, b in enumerate(blocks) if _CALL.match(b)],
+        "start": [i for i, b in enumerate(blocks) if PREAMBLE in b],
     }
-    assert tuple(sorted(where, key=where.__getitem__)) == after.layout
+    where = {part: at[0] for part, at in found.items() if at}  # no read: no reads part
+    assert tuple(sorted(where, key=where.__getitem__)) == tuple(
+        p for p in after.layout if p in where
+    )
 
 
 def test_a_continued_session_lost_what_the_read_attached() -> None:
