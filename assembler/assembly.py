@@ -16,6 +16,7 @@ from . import codes
 from .budget import apply_budget
 from .clients import registry
 from .clients.base import Agents, Client, touch_skips
+from .compaction import AfterCompact, Compaction, CompactionProfile
 from .discovery.context import Context, Discovery, Run, build_context
 from .discovery.disk import Disk, Observer
 from .discovery.touches import resolve_touched
@@ -52,6 +53,7 @@ class Assembly(NamedTuple):
     state: Any = None  # the client's own, for later touches (`Discovery.state`)
     version: ClientVersion = NO_VERSION  # the client's release modelled, and how it was chosen
     agent: AgentType | None = None  # the subagent whose context this is (None: the main agent)
+    compacted: AfterCompact | None = None  # the first request after a compaction, when asked
 
     @property
     def client_version(self) -> str:
@@ -149,6 +151,36 @@ class Assembly(NamedTuple):
                            touched=self.touched, notes=notes)  # fmt: skip
         started = tuple(s for s in self.discovered if not s.read_attached)
         return _finish(self._replace(agent=agent), discovered=started, touched=(), notes=notes)
+
+    def reread(self) -> Assembly:
+        """The same start read again from disk (same machine, policy, budget and release;
+        no touches): what a client re-reads after a compaction, edits included."""
+        request = Request(
+            cwd=self.context.cwd,
+            policy=self.policy,
+            home=self.context.home,
+            managed_dir=self.context.managed_dir,
+            environ=self.context.environ,
+            touched=(),
+            max_tokens=self.max_tokens,
+            counter=self.counter,
+            now=None,
+            client_version=self.version.modelled or None,
+        )
+        return run(request)
+
+    def compaction_profile(self, context_window: int | None) -> CompactionProfile:
+        """How this assembly's client compacts a conversation at the release modelled, for a
+        model whose context window is `context_window` (None: none configured), for
+        `conversation.Conversation(profile=...)`; a `RequestError` when not modelled."""
+        client = registry.get(self.policy.client)
+        found = client.compaction_profile(self.version, self.context.environ, context_window)
+        if found is None:
+            raise RequestError(
+                f"compaction_profile: {client.title}'s compaction is not modelled; use the "
+                "provider-neutral lines (Conversation without profile=)"
+            )
+        return found
 
     def dated(self, now: dt.datetime | None = None) -> Assembly:
         """This assembly as of `now` (default: today), for a kept result: a live date moves on
@@ -330,7 +362,37 @@ def run(
         result = result.subagent(request.subagent, observer=observer)
     for path in request.touched:
         result = result.touch(path, observer=observer)
+    if request.after_compact is not None:
+        result = after_compact(result, request.after_compact, request.touched, observer)
     return result
+
+
+def after_compact(
+    assembly: Assembly,
+    compaction: Compaction,
+    touched: Sequence[PathLike],
+    observer: Observer | None = None,
+) -> Assembly:
+    """`assembly` with what its client keeps at `compaction` (`Client.after_compact`): the
+    touched paths are the files the model read before it."""
+    client = registry.get(assembly.policy.client)
+    disk = Disk(observer)
+    targets = [str(resolve_touched(path, disk)) for path in touched]
+    reads = [(target, assembly.context.display(target)) for target in targets]
+    limit = assembly.policy.limits.skip_bytes
+    skills = []
+    for name in compaction.skills:
+        skill = _find_skill(assembly.skills, name)
+        skills.append((skill, client.skill_text(skill, limit)))
+    after = client.after_compact(
+        assembly.sources, reads, skills, compaction, assembly.version, disk, limit
+    )
+    if after is None:
+        raise RequestError(
+            f"after_compact: what survives a compaction is not modelled for {client.title}; "
+            "choose a policy whose client models it (docs/cli.md)"
+        )
+    return assembly._replace(compacted=after)
 
 
 def _with_environment(

@@ -11,9 +11,12 @@ an annotation here is defined above its use.
 
 import enum
 from collections.abc import Callable
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from .display import shown
+
+if TYPE_CHECKING:
+    from .compaction import AfterCompact
 
 # Any `Callable[[str], int]` counts tokens; `tokens.estimate_tokens` is the default.
 TokenCounter = Callable[[str], int]
@@ -280,4 +283,9 @@ class Assembled(Protocol):
     @property
     def agent(self) -> AgentType | None:
         """The subagent whose context this is (None: the main agent's)."""
+        ...
+
+    @property
+    def compacted(self) -> "AfterCompact | None":
+        """The first request after a compaction, when one was asked for (`after_compact`)."""
         ...

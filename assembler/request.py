@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import NamedTuple, TypedDict, Unpack
 
 from .clients import registry
+from .compaction import Compaction, checked_compaction
 from .discovery import locations
 from .display import shown
 from .errors import RequestError
@@ -38,6 +39,9 @@ class Options(TypedDict, total=False):
     to model (a release number, `latest` or `installed`; default: the newest it models);
     `subagent`: the agent type (a built-in one or a custom agent's name) whose context to
     assemble instead of the main agent's, `touched` then being its reads (default: none).
+    `after_compact`: the first request after a compaction instead of the start (`"manual"`,
+    `"auto"`, True for manual, or a `compaction.Compaction` naming the skills invoked and
+    whether the session was continued in another process).
     """
 
     policy: PolicySpec
@@ -50,6 +54,7 @@ class Options(TypedDict, total=False):
     now: dt.datetime | None
     client_version: str | None
     subagent: str | None
+    after_compact: Compaction | str | bool | None
 
 
 class Request(NamedTuple):
@@ -66,6 +71,7 @@ class Request(NamedTuple):
     now: dt.datetime | None
     client_version: str | None = None  # as asked (`versions.checked_asked`); None: the newest
     subagent: str | None = None  # the agent type asked for; None: the main agent
+    after_compact: Compaction | None = None  # the first request after this compaction
 
     @classmethod
     def of(cls, cwd: PathLike | Request = ".", **options: Unpack[Options]) -> Request:
@@ -84,6 +90,14 @@ class Request(NamedTuple):
         policy = options.get("policy")
         if not isinstance(policy, Policy) and policy is not None:
             checked_path(policy, "policy")
+        if options.get("subagent") is not None and options.get("after_compact") not in (
+            None,
+            False,
+        ):
+            raise RequestError(
+                "subagent and after_compact: a subagent's context or the main agent's after a "
+                "compaction, one at a time; pass one of them"
+            )
         return cls(
             cwd=Path(checked_path(cwd, "cwd")),
             policy=policy,
@@ -102,6 +116,7 @@ class Request(NamedTuple):
             now=_checked_now(options.get("now")),
             client_version=checked_asked(options.get("client_version")),
             subagent=_checked_subagent(options.get("subagent")),
+            after_compact=checked_compaction(options.get("after_compact")),
         )
 
 

@@ -34,7 +34,9 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from .. import codes
 from ..codes import Code
+from ..compaction import AfterCompact, Compaction, CompactionProfile
 from ..discovery.context import Discovery, Run
+from ..discovery.disk import Disk
 from ..discovery.loader import AS_WRITTEN, Reading
 from ..errors import RequestError, SkillError
 from ..model import AgentType, Assembled, Diagnostic, Skill, Source
@@ -299,6 +301,29 @@ class Client(abc.ABC, Generic[S]):
         expands it when the model invokes it, read now; only a client that lists skills has
         one to expand."""
         raise SkillError(f"{skill.name}: {self.title} lists no skills")
+
+    def after_compact(
+        self,
+        sources: Sequence[Source],
+        reads: Sequence[tuple[str, str]],
+        skills: Sequence[tuple[Skill, str]],
+        compaction: Compaction,
+        version: ClientVersion,
+        disk: Disk,
+        max_bytes: int,
+    ) -> AfterCompact | None:
+        """What the model has in the first request after `compaction` of a conversation whose
+        context is `sources` (`reads`: the files the model read, as (absolute path, display);
+        `skills`: those invoked, with their bodies); None: this agent's compaction is not
+        modelled."""
+        return None
+
+    def compaction_profile(
+        self, version: ClientVersion, environ: Mapping[str, str], context_window: int | None
+    ) -> CompactionProfile | None:
+        """How this agent's runtime compacts at `version` (`conversation.Conversation` follows
+        it); None: not modelled."""
+        return None
 
     def managed_dir(self, platform: str) -> Path | None:
         """Where the machine's administrator puts this agent's managed policy on `platform`

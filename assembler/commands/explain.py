@@ -8,12 +8,20 @@ from pathlib import Path
 import click
 
 from ..clients import registry
-from ..live import explain_view, side_by_side_view
+from ..compaction import Compaction
+from ..live import compact_view, explain_view, side_by_side_view
 from ..live.explain import explain as run_explain
 from ..live.side_by_side import side_by_side
 from ..policy import agent_policy
 from .echo import write_output
-from .options import Command, DiscoveryArgs, discovery_options, path_argument, subagent_option
+from .options import (
+    Command,
+    DiscoveryArgs,
+    compact_options,
+    discovery_options,
+    path_argument,
+    subagent_option,
+)
 
 
 @click.command(
@@ -28,6 +36,7 @@ from .options import Command, DiscoveryArgs, discovery_options, path_argument, s
 @path_argument
 @discovery_options
 @subagent_option
+@compact_options
 @click.option(
     "--json",
     "as_json",
@@ -45,6 +54,7 @@ from .options import Command, DiscoveryArgs, discovery_options, path_argument, s
 def explain(
     path: Path,
     discovery: DiscoveryArgs,
+    after: Compaction | None,
     as_json: bool,
     show_all: bool,
     client: str | None,
@@ -59,8 +69,11 @@ def explain(
             raise click.UsageError("--all lists one agent's absent candidates; not with all")
         if subagent is not None:
             raise click.UsageError("--subagent names one agent's subagent; not with all")
+        if after is not None:
+            raise click.UsageError("--after-compact shows one agent's compaction; not with all")
         return _side_by_side(path, discovery, as_json)
     options = discovery.options()
+    options["after_compact"] = after
     if client is not None:
         options["policy"] = agent_policy(registry.get(client))
     options["subagent"] = subagent
@@ -70,6 +83,8 @@ def explain(
     else:
         is_tty = explain_view.on_terminal()
         text = explain_view.text(result, environ=os.environ, is_tty=is_tty, show_all=show_all)
+        if result.assembly.compacted is not None:
+            text += "\n" + compact_view.text(result.assembly.compacted)
     write_output(text, None)
     return 1 if result.assembly.errors else 0
 

@@ -182,3 +182,52 @@ subagent_option = click.option(
     help="What a subagent of this type receives instead of the main agent (general-purpose, "
     "Explore, Plan, fork, or a custom agent's name); --touch paths are its reads.",
 )
+
+
+def compact_options(func: F) -> F:
+    """`--after-compact` and its details; the command receives `after` (a
+    `compaction.Compaction`, or None without `--after-compact`)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..compaction import Compaction, Trigger
+
+        asked, trigger = kwargs.pop("after_compact"), kwargs.pop("compact")
+        skills, continued = tuple(kwargs.pop("skill")), kwargs.pop("continued")
+        if not asked and (trigger is not None or skills or continued):
+            raise click.UsageError(
+                "--compact, --skill and --continued describe --after-compact: add it"
+            )
+        kwargs["after"] = (
+            Compaction(Trigger(trigger or "manual"), skills, continued) if asked else None
+        )
+        return func(*args, **kwargs)
+
+    options = [
+        click.option(
+            "--after-compact",
+            is_flag=True,
+            help="What the model has in the first request after a compaction (--touch: files "
+            "read before it).",
+        ),
+        click.option(
+            "--compact",
+            type=click.Choice(["manual", "auto"]),
+            help="How the compaction started (default: manual, as /compact).",
+        ),
+        click.option(
+            "--skill",
+            multiple=True,
+            metavar="NAME",
+            help="A skill invoked before the compaction. Repeatable.",
+        ),
+        click.option(
+            "--continued",
+            is_flag=True,
+            help="The first request comes from another process (a continued session).",
+        ),
+    ]
+    decorated: Any = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]

@@ -10,6 +10,7 @@ import click
 
 from ..assembly import Assembly, assemble
 from ..clients import registry
+from ..compaction import Compaction
 from ..display import counted
 from ..errors import RequestError
 from ..live.side_by_side import Elsewhere, loading_elsewhere
@@ -20,6 +21,7 @@ from .format_option import format_option
 from .options import (
     Command,
     DiscoveryArgs,
+    compact_options,
     discovery_options,
     out_option,
     path_argument,
@@ -51,6 +53,7 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 @path_argument
 @discovery_options
 @subagent_option
+@compact_options
 @format_option
 @click.option(
     "--date",
@@ -62,6 +65,7 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> str 
 def render(
     path: Path,
     discovery: DiscoveryArgs,
+    after: Compaction | None,
     fmt: str | None,
     date: str | None,
     out: Path | None,
@@ -72,9 +76,11 @@ def render(
     """Print the context an agent started in PATH would see."""
     options = discovery.options()
     options["subagent"] = subagent
+    options["after_compact"] = after
     assembly = assemble(path, environment=env, **options)
     write_output(assembly.render(fmt, date=date, options=request), out, assembly)
-    if elsewhere := loading_elsewhere(assembly, path, **discovery.options()):
+    main_start = subagent is None and after is None  # not a subagent's empty block
+    if main_start and (elsewhere := loading_elsewhere(assembly, path, **discovery.options())):
         click.echo(f"ctxasm: {elsewhere_line(assembly, elsewhere)}", err=True)
     return finish(assembly)
 

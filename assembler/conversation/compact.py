@@ -17,8 +17,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
+from ..compaction import Trigger as Trigger
 from ..errors import ConversationError
 from ..model import TokenCounter
 from ..tokens import estimate_tokens
@@ -38,7 +39,7 @@ ATTACHMENT_MAX_TOKENS = 5_000
 ATTACHMENTS_KIND_MAX_TOKENS = 25_000
 TRUNCATED = "\n...(truncated)"  # the first article's `readWithLimit` mark
 
-Summarize = Callable[[list[dict[str, str]]], str]
+Summarize = Callable[[list[Any]], str]
 
 
 class Thresholds(NamedTuple):
@@ -87,11 +88,6 @@ def should_compact(
     return last_prompt_tokens is not None and last_prompt_tokens >= threshold
 
 
-class Trigger(Enum):
-    AUTO = "auto"
-    MANUAL = "manual"
-
-
 class Boundary(NamedTuple):
     """Where the conversation was compacted: how, its size before, and the last message
     summarised (its index in the old list, and its `id` or `uuid` when it has one)."""
@@ -125,10 +121,33 @@ class Attachment(NamedTuple):
         return {"role": "user", "content": f"<system-reminder>\n{text}\n</system-reminder>"}
 
 
+class Shape(Protocol):
+    """How a client's compaction differs from the articles' (`profile.ClientShape`): the
+    request sent to the summariser, built from the whole list; which attachments are kept;
+    and every message after the head, in the client's order (`CompactionResult.arranged`:
+    the summary's, the kept ones, the restored; `attachments` is then empty, the restored
+    messages being among `summary_messages`)."""
+
+    def ask(self, messages: Sequence[Any]) -> list[Any]: ...
+
+    def limit(
+        self, fitted: tuple[Attachment, ...], dropped: tuple[str, ...]
+    ) -> tuple[tuple[Attachment, ...], tuple[str, ...]]: ...
+
+    def wrap(
+        self,
+        summary: str,
+        raw_path: Path,
+        summarised: Sequence[Any],
+        kept: Sequence[Any],
+        fitted: Sequence[Attachment],
+    ) -> tuple[Any, ...]: ...
+
+
 class CompactionResult(NamedTuple):
     boundary: Boundary
-    summary_messages: tuple[dict[str, str], ...]
-    attachments: tuple[dict[str, str], ...]
+    summary_messages: tuple[Any, ...]
+    attachments: tuple[Any, ...]
     kept: tuple[Any, ...]  # the last messages, untouched
     head: tuple[Any, ...]  # leading system/developer messages, untouched
     pre_tokens: int
@@ -137,10 +156,13 @@ class CompactionResult(NamedTuple):
     raw_path: Path
     snapshot_path: Path
     dropped_attachments: tuple[str, ...] = ()
+    arranged: tuple[Any, ...] | None = None  # a client's order of all but the head (`Shape`)
 
     @property
     def messages(self) -> list[Any]:
         """The new list to send."""
+        if self.arranged is not None:
+            return [*self.head, *self.arranged]
         return [*self.head, *self.summary_messages, *self.attachments, *self.kept]
 
 
@@ -216,9 +238,12 @@ def compact(
     counter: TokenCounter = estimate_tokens,
     summary_role: str = "user",
     summary_prefix: str = "[Conversation summary]\n",
+    shape: Shape | None = None,
 ) -> CompactionResult:
     """Summarise all but the last `keep_recent` messages with `summarize` (given the request
-    of `prompts.summary_request`, it returns the reply's text) after saving the whole list."""
+    of `prompts.summary_request`, it returns the reply's text) after saving the whole list.
+    A client's `shape` (`Shape`) builds the request, the summary messages and the
+    attachments its way instead."""
     if summary_role not in ("user", "assistant"):
         raise ValueError("summary_role is 'user' or 'assistant'")
     used = used or prompt()
@@ -226,14 +251,26 @@ def compact(
     if cut <= head:
         raise ConversationError("nothing to compact: every message is kept")
     raw_path = append_raw(sessions_dir, messages)  # 1. before anything is dropped
+    request = shape.ask(messages) if shape else summary_request(used, messages[head:cut])
     try:
-        reply = summarize(summary_request(used, messages[head:cut]))  # 2.
+        reply = summarize(request)  # 2.
     except Exception as err:  # the caller's summariser: any failure leaves the list as it was
         raise ConversationError(f"the summariser failed: {type(err).__name__}: {err}") from None
-    summary = summary_text(reply, tagged=used.tagged)
+    summary = summary_text(reply, tagged=used.tagged or shape is not None)
     kept_ids = {r.id for r in scan(messages[cut:]).results}
     wanted = [a for a in attachments if a.source_id is None or a.source_id not in kept_ids]
     fitted, dropped = fit_attachments(wanted, counter=counter)
+    arranged: tuple[Any, ...] | None = None
+    if shape is not None:
+        fitted, dropped = shape.limit(fitted, dropped)
+        summarised, kept = messages[head:cut], messages[cut:]
+        arranged = shape.wrap(summary, raw_path, summarised, kept, fitted)
+        verbatim = {id(m) for m in kept}  # the kept messages are the very objects
+        summary_messages = tuple(m for m in arranged if id(m) not in verbatim)
+        attached: tuple[Any, ...] = ()
+    else:
+        summary_messages = ({"role": summary_role, "content": summary_prefix + summary},)
+        attached = tuple(a.message() for a in fitted)
     last = messages[cut - 1]
     last_id = None
     if isinstance(last, Mapping):
@@ -245,8 +282,8 @@ def compact(
             cut - 1,
             last_id,
         ),
-        summary_messages=({"role": summary_role, "content": summary_prefix + summary},),
-        attachments=tuple(a.message() for a in fitted),
+        summary_messages=summary_messages,
+        attachments=attached,
         kept=tuple(messages[cut:]),
         head=tuple(messages[:head]),
         pre_tokens=0,
@@ -255,6 +292,7 @@ def compact(
         raw_path=raw_path,
         snapshot_path=Below.of(sessions_dir).path / "ctx.json",
         dropped_attachments=dropped,
+        arranged=arranged,
     )
     result = result._replace(
         pre_tokens=result.boundary.pre_tokens, post_tokens=counter(dumps(result.messages))

@@ -26,6 +26,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..compaction import CompactionProfile
 from ..display import shown
 from ..errors import ConversationError
 from ..model import TokenCounter
@@ -49,6 +50,7 @@ from .micro import (
     clear_old_tool_results,
 )
 from .persist import SHELL_TOOLS, persist_results
+from .profile import ClientShape
 from .prompts import Prompt
 from .prune import prune_tool_results
 from .store import Below
@@ -128,12 +130,16 @@ class Conversation:
         read_tools: Collection[str] = READ_TOOLS,
         counter: TokenCounter = estimate_tokens,
         clock: Callable[[], float] = time.time,
+        profile: CompactionProfile | None = None,
     ) -> None:
-        lines = compaction_thresholds(context_window)
-        self.threshold = threshold if threshold is not None else lines.auto_compact
+        auto, warning = _lines(context_window, profile)
+        # None: no compaction at a threshold (a profile without a window), only on request.
+        self.threshold: int | None = threshold if threshold is not None else auto
         # Staging starts at the warning line (80% of the threshold when one is given).
-        default_stage = lines.warning if threshold is None else threshold * 4 // 5
+        default_stage = warning if threshold is None else threshold * 4 // 5
         self.collapse_at = collapse_at if collapse_at is not None else default_stage
+        self.profile = profile
+        self._context_due = False  # the instruction context is re-read at the next user turn
         self.store_dir = Path(store_dir)
         self.sessions_dir = self.store_dir / "sessions"
         # Yours: a link at store_dir is followed; none below it (store.py).
@@ -182,6 +188,8 @@ class Conversation:
         events: list[Event] = []
         self._note(messages, events)
         current = list(messages)
+        if self._context_due and _user_turn(current):
+            current = self._context_now(current, events)
         if self.levels.persist:
             saved = persist_results(current, store_dir=self.store_dir, shell_tools=self.shell_tools)
             current = saved.messages
@@ -221,15 +229,28 @@ class Conversation:
             ]
         return Prepared(current, request, tuple(events), compaction)
 
-    def compact_now(self, messages: Sequence[Any]) -> Prepared:
-        """A manual compaction (Claude Code's `/compact`), whatever the token count."""
+    def compact_now(self, messages: Sequence[Any], instructions: str = "") -> Prepared:
+        """A manual compaction (Claude Code's `/compact`), whatever the token count;
+        `instructions` (`/compact ARGS`) go into the profile's summary instruction."""
+        if instructions and self.profile is None:
+            raise ConversationError("additional instructions need a client's profile (profile=)")
+        return self._now(messages, Trigger.MANUAL, instructions)
+
+    def prompt_too_long(self, messages: Sequence[Any]) -> Prepared:
+        """The provider refused the last request as too long: compact now (the reactive path,
+        the only one under a profile without a context window), then send again."""
+        return self._now(messages, Trigger.AUTO, "")
+
+    def _now(self, messages: Sequence[Any], trigger: Trigger, instructions: str) -> Prepared:
         events: list[Event] = []
         self._note(messages, events)
-        result = self._compact(list(messages), Trigger.MANUAL, events)
+        result = self._compact(list(messages), trigger, events, instructions)
         kept = result.messages if result is not None else list(messages)
         return Prepared(kept, kept, tuple(events), result)
 
-    def _reached(self, line: int) -> bool:
+    def _reached(self, line: int | None) -> bool:
+        if line is None:
+            return False
         return self.last_prompt_tokens is not None and self.last_prompt_tokens >= line
 
     def _note(self, messages: Sequence[Any], events: list[Event]) -> None:
@@ -292,13 +313,65 @@ class Conversation:
                 events.append(Event(Level.COLLAPSE, f"Not staged: {err}"))
         return current, False
 
+    # A client's profile.
+    def _too_few(self) -> str:
+        profile = self.profile
+        assert profile is not None
+        return (
+            f"fewer than {profile.min_messages} messages "
+            f"({profile.client} {profile.version} does not compact so short a conversation)"
+        )
+
+    def _reread(self) -> str:
+        """The instruction context read again from disk (the assembly kept for next time);
+        "" when there is none to re-attach."""
+        if self.assembly is None or not self.reattach_instructions:
+            return ""
+        self.assembly = self.assembly.reread()
+        parts = (self.assembly.static_text, self.assembly.dynamic_text)
+        return "\n\n".join(p for p in parts if p)
+
+    def _reread_event(self) -> Event:
+        count = sum(1 for s in self.assembly.sources if not s.dropped) if self.assembly else 0
+        return Event(Level.COMPACT, f"Instruction context re-read from disk: {count} sources")
+
+    def _context_now(self, current: list[Any], events: list[Event]) -> list[Any]:
+        """The user's turn after an automatic compaction whose profile re-reads the
+        instructions then: the context goes first in that message."""
+        self._context_due = False
+        text = self._reread()
+        if not text:
+            return current
+        events.append(self._reread_event())
+        last = current[-1]
+        content = last["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        context = {"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}
+        return [*current[:-1], {**last, "content": [context, *blocks]}]
+
+    def _profile_events(self, result: CompactionResult) -> list[Event]:
+        """What was re-attached and what was dropped, by name."""
+        kept_ids = {r.id for r in scan(result.kept).results}
+        dropped = set(result.dropped_attachments)
+        restored = [
+            path
+            for path, (_, _, call) in self._files.items()
+            if path not in dropped and call not in kept_ids
+        ]
+        out = [Event(Level.COMPACT, f"Restored as reads: {_names(restored)}")]
+        if dropped:
+            out.append(Event(Level.COMPACT, f"Not restored: {_names(result.dropped_attachments)}"))
+        if self._skills:
+            out.append(Event(Level.COMPACT, f"Skills re-injected: {_names(self._skills)}"))
+        return out
+
     @staticmethod
     def _staged(stage: Stage) -> str:
         return f"Staged a summary of messages {stage.start}-{stage.end - 1}"
 
     def _attachments(self) -> list[Attachment]:
         out = []
-        if self.assembly is not None and self.reattach_instructions:
+        if self.assembly is not None and self.reattach_instructions and self.profile is None:
             parts = (self.assembly.static_text, self.assembly.dynamic_text)
             text = "\n\n".join(p for p in parts if p)
             if text:
@@ -310,17 +383,26 @@ class Conversation:
         return out
 
     def _compact(
-        self, current: list[Any], trigger: Trigger, events: list[Event]
+        self, current: list[Any], trigger: Trigger, events: list[Event], additional: str = ""
     ) -> CompactionResult | None:
         if self.summarize is None:
             events.append(Event(Level.COMPACT, "Not compacted: no summariser was given"))
             return None
+        keep, shape = self.keep_recent, None
+        if self.profile is not None:
+            if len(current) < self.profile.min_messages:
+                events.append(Event(Level.COMPACT, f"Not compacted: {self._too_few()}"))
+                return None
+            keep = self.keep_recent if trigger is Trigger.AUTO else self.profile.keep_on_manual
+            now = trigger is Trigger.MANUAL or self.profile.reread_auto_now
+            context = self._reread() if now else ""
+            shape = ClientShape(self.profile, trigger, context, additional)
         try:
             result = compact(
                 current,
                 summarize=self.summarize,
                 sessions_dir=self._sessions,
-                keep_recent=self.keep_recent,
+                keep_recent=keep,
                 used=self.prompt,
                 trigger=trigger,
                 pre_tokens=self.last_prompt_tokens,
@@ -328,6 +410,7 @@ class Conversation:
                 counter=self.counter,
                 summary_role=self.summary_role,
                 summary_prefix=self.summary_prefix,
+                shape=shape,
             )
         except ConversationError as err:
             events.append(Event(Level.COMPACT, f"Not compacted: {err}"))
@@ -339,8 +422,43 @@ class Conversation:
             Event(Level.COMPACT, f"{result.pre_tokens} → (compressed, awaiting next LLM call)")
         )
         if result.dropped_attachments:
-            names = ", ".join(result.dropped_attachments)
+            names = ", ".join(shown(n, 120) for n in result.dropped_attachments)
             events.append(Event(Level.COMPACT, f"Attachments over the budget dropped: {names}"))
+        if shape is not None:
+            if shape.instructions:
+                events.append(self._reread_event())
+            events += self._profile_events(result)
+            wanted = self.assembly is not None and self.reattach_instructions
+            self._context_due = wanted and not shape.instructions
+            if self._context_due:
+                events.append(
+                    Event(Level.COMPACT, "Instruction context: re-read at the next user turn")
+                )
         self.last_prompt_tokens = None
         self._stage = None  # its span is gone
         return result
+
+
+def _lines(context_window: int, profile: CompactionProfile | None) -> tuple[int | None, int | None]:
+    """The auto-compact and warning lines: the profile's (None without a window), else the
+    provider-neutral ones for `context_window`."""
+    if profile is not None:
+        return profile.auto_compact, profile.warning
+    lines = compaction_thresholds(context_window)
+    return lines.auto_compact, lines.warning
+
+
+def _user_turn(messages: Sequence[Any]) -> bool:
+    """Whether the last message is one the user wrote (text, not only tool results)."""
+    last = messages[-1] if messages else None
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return False
+    content = last.get("content")
+    if isinstance(content, str):
+        return True
+    blocks = content if isinstance(content, list) else []
+    return any(isinstance(b, dict) and b.get("type") == "text" for b in blocks)
+
+
+def _names(names: Collection[str]) -> str:
+    return ", ".join(shown(n, 120) for n in names) or "none"

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, Unpack
 
-from ..assembly import Assembly, receives, run
+from ..assembly import Assembly, after_compact, receives, run
 from ..clients import registry
 from ..codes import Skip as Skip  # rows name their skip with it (`Row.skip`)
 from ..discovery.disk import QuietObserver
@@ -142,13 +142,15 @@ def explain(cwd: PathLike | Request = ".", **options: Unpack[Options]) -> Explan
     """Assemble as `assemble()` does (same arguments) and explain every candidate."""
     request = Request.of(cwd, **options)
     trace = Trace()
-    assembly = run(request._replace(touched=()), observer=trace)
+    assembly = run(request._replace(touched=(), after_compact=None), observer=trace)
     attached_in: dict[str, int] = {}
     for phase, path in enumerate(request.touched, 1):
         trace.phase = phase
         before, assembly = assembly, assembly.touch(path, observer=trace)
         for source in assembly.attached(before):
             attached_in[source.path] = phase
+    if request.after_compact is not None:
+        assembly = after_compact(assembly, request.after_compact, request.touched, trace)
     order = assembly.policy.rules_order if trace.listed_any else None
     explained = _explanation(assembly, trace.events, attached_in, order)
     if assembly.agent is not None:

@@ -61,7 +61,7 @@ def _modelled(assembly: Assembly) -> str:
 def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dict[str, Any]:
     """The explanation as plain data; the schema (version 1) is in docs/explain-and-watch.md."""
     a = explanation.assembly
-    return {
+    data: dict[str, Any] = {
         "version": SCHEMA_VERSION,
         "policy": a.policy.name,
         "client_version": a.client_version or None,
@@ -84,6 +84,9 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
         "subagents": agents_json(explanation),
         "subagents_note": explanation.agents_note or None,
     }
+    if a.compacted is not None:
+        data["after_compact"] = a.compacted.as_json()
+    return data
 
 
 def agent_text(agent: AgentType) -> str:

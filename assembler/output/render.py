@@ -157,7 +157,7 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
     boundary = assembly.policy.boundary
     tokens = context_tokens(assembly.sources, assembly.policy, assembly.counter)
     agent = assembly.agent
-    return {
+    data: dict[str, Any] = {
         **({"subagent": agent_json(agent)} if agent is not None else {}),
         "version": 1,
         "policy": assembly.policy.name,
@@ -186,6 +186,9 @@ def to_json(assembly: Assembled, native: Sequence[Section]) -> dict[str, Any]:
         },
         "touched": list(assembly.touched),
     }
+    if assembly.compacted is not None:
+        data["after_compact"] = assembly.compacted.as_json()
+    return data
 
 
 def agent_json(agent: AgentType) -> dict[str, Any]:

@@ -205,3 +205,18 @@ def test_subagent_of_a_client_without_subagents_is_a_usage_error(tmp_path: Path)
     )
     code, out, err = invoke(tmp_path, str(tmp_path / "repo"), "--subagent", " ")
     assert (code, out, err.count("\n")) == (2, "", 1) and "pass the name of an agent type" in err
+
+
+def test_a_subagent_after_a_compaction_is_one_question_too_many(tmp_path: Path) -> None:
+    """`--subagent` and `--after-compact` describe two different requests: one line, exit 2,
+    nothing written; and a subagent that starts without instruction files (Explore) is no
+    reason to point at other agents."""
+    repo = git_init(tmp_path / "repo")
+    build(repo, {"CLAUDE.md": "# root\n", "AGENTS.md": "# for Codex\n"})
+    (tmp_path / "home").mkdir()
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    both = ctxasm(["render", str(repo), *machine, "--subagent", "Explore", "--after-compact"])
+    assert (both.exit_code, both.stdout, both.stderr.count("\n")) == (2, "", 1)
+    assert "one at a time" in both.stderr
+    explore = ctxasm(["render", str(repo), *machine, "--subagent", "Explore"])
+    assert explore.exit_code == 0 and "nothing loads here" not in explore.stderr

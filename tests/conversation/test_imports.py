@@ -24,6 +24,7 @@ def test_importing_the_runtime_stays_light() -> None:
     assert heavy == "[]"
     assert ours == str(
         [
+            "assembler.compaction",  # the values of a client's profile (Trigger, CompactionProfile)
             "assembler.display",
             "assembler.errors",
             "assembler.model",

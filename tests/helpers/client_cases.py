@@ -140,6 +140,38 @@ def reference_path(case: Case, pin: Pin) -> Path:
     return REFERENCES / pin.key / f"{case.name}.json"
 
 
+# The first request after a compaction (`record_clients --compaction`, on `COMPACTION_CASE`;
+# Claude Code only): manual in one process, manual continued across processes, automatic
+# (2.1.332 only: 2.1.197 did not compact at a threshold under `-p`), and manual after the
+# model invoked a skill (`plant_skill`; no read).
+COMPACTION_CASE = "demo-api"
+COMPACTION_MODES = ("manual", "continued", "auto", "skill")
+_AUTO_RECORDED = ("2.1.332",)
+SKILL = "deploy"
+
+
+def plant_skill(cwd: Path) -> None:
+    """The project skill the `skill` recording invokes, in the directory the agent starts in."""
+    folder = cwd / ".claude" / "skills" / SKILL
+    folder.mkdir(parents=True)
+    text = f"---\nname: {SKILL}\ndescription: Ship it.\n---\nRun make deploy.\n"
+    (folder / "SKILL.md").write_text(text, encoding="utf-8")
+
+
+def compaction_path(mode: str, pin: Pin) -> Path:
+    return REFERENCES / pin.key / f"compact-{mode}.json"
+
+
+def compaction_recordings() -> tuple[tuple[str, Pin], ...]:
+    """(mode, pin) of every compaction reference."""
+    return tuple(
+        (mode, pin)
+        for mode in COMPACTION_MODES
+        for pin in BY_NAME[COMPACTION_CASE].pins()
+        if mode != "auto" or pin.version in _AUTO_RECORDED
+    )
+
+
 def _forms(root: Path) -> list[tuple[str, str]]:
     """(as laid out, as recorded): the directory, then its form in a folder name."""
     real = os.path.realpath(root)

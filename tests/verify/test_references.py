@@ -24,6 +24,8 @@ from tests.helpers.client_cases import (
     REFERENCES,
     Case,
     case_params,
+    compaction_path,
+    compaction_recordings,
     compare_reference,
     lay_out,
     load,
@@ -44,6 +46,7 @@ def test_ctxasm_matches_the_recorded_client(case: Case, pin: Pin, fixed_tmp: Pat
 
 def test_every_case_is_recorded_at_every_pinned_version() -> None:
     wanted = {reference_path(case, pin) for case in CASES for pin in case.pins()}
+    wanted |= {compaction_path(mode, pin) for mode, pin in compaction_recordings()}
     assert set(REFERENCES.rglob("*.json")) == wanted
     for case in CASES:
         for pin in case.pins():

@@ -12,6 +12,7 @@ message, byte for byte.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
@@ -19,7 +20,9 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ... import codes
+from ...compaction import AfterCompact, Compaction, CompactionProfile, Fate
 from ...discovery.context import Context, Discovery, LoadNote, Run, ancestors
+from ...discovery.disk import Disk
 from ...discovery.loader import Loaded, Loader, LoaderState, Reading, cwd_decision, text_source
 from ...discovery.locations import is_within
 from ...discovery.prefixes import Prefixes
@@ -184,6 +187,29 @@ class ClaudeCode(Client[ClaudeSetup]):
         from .skills import skill_text
 
         return skill_text(skill, max_bytes)
+
+    def after_compact(
+        self,
+        sources: Sequence[Source],
+        reads: Sequence[tuple[str, str]],
+        skills: Sequence[tuple[Skill, str]],
+        compaction: Compaction,
+        version: ClientVersion,
+        disk: Disk,
+        max_bytes: int,
+    ) -> AfterCompact:
+        from .compaction import after_compact  # only a compaction needs it
+
+        return after_compact(
+            self.name, sources, reads, skills, compaction, version.modelled, disk, max_bytes
+        )
+
+    def compaction_profile(
+        self, version: ClientVersion, environ: Mapping[str, str], context_window: int | None
+    ) -> CompactionProfile:
+        from .compaction import profile
+
+        return profile(self.name, version.modelled, environ, context_window)
 
     def check_file(
         self, path: Path, text: str | None, tracked: Tracked | None
@@ -459,7 +485,55 @@ def first_user_message(assembly: Assembled, date: str) -> Mapping[str, Any]:
         else:
             reminders.append({"hook": hook, "touched": s.reason.touched, "items": [item]})
     blocks = facts_at(assembly.client_version).claude_md_block
-    return {"entries": entries, "reminders": reminders, "date": date, "blocks": blocks}
+    after = _after(assembly.compacted) if assembly.compacted is not None else None
+    return {
+        "entries": entries,
+        "reminders": reminders,
+        "date": date,
+        "blocks": blocks,
+        "after": after,
+    }
+
+
+def _js(value: object) -> str:
+    """`value` as JavaScript's `JSON.stringify` writes it (no spaces, characters as they are):
+    the read call's input, as recorded."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+# Where the model's summary stands in the rendering: ctxasm cannot know what it will write.
+SUMMARY_PLACE = "[the continuation message: the summary the model writes at the compaction]"
+
+
+def _after(compacted: AfterCompact) -> dict[str, Any]:
+    """The variables of the first request after a compaction: the start blocks when they
+    are in it, where the summary stands, the files restored as a read call and its result
+    (all candidates, after a line saying so, when there are more than the client restores),
+    the skills re-injected."""
+    files = [s for s in compacted.survivors if s.fate in (Fate.RESTORED, Fate.CANDIDATE)]
+    files = [s for s in files if s.kind in ("attached", "read")]
+    many = [s for s in files if s.fate is Fate.CANDIDATE]
+    candidates = (
+        f"[{len(many)} candidates below; the client restores {compacted.restore_limit} of them, "
+        "its pick is not stable]"
+        if many
+        else ""
+    )
+    return {
+        "layout": compacted.layout,
+        "start": any(
+            s.fate is Fate.REREAD for s in compacted.survivors if s.kind == "instructions"
+        ),
+        "summary": SUMMARY_PLACE,
+        "candidates": candidates,
+        "files": [{"call": _js({"file_path": s.path}), "result": s.content} for s in files],
+        "skills": [
+            {"name": s.name, "body": s.content}
+            for s in compacted.survivors
+            if s.kind == "skill" and s.fate is Fate.RESTORED
+        ],
+        "live_request": facts_at(compacted.version).skills_reminder_live_request,
+    }
 
 
 # How `ctxasm verify` runs it (`headless`), in its words above.

@@ -50,6 +50,28 @@ FACTS = (
          "instruction files; recorded on 2.1.332 (2.1.197 reads the key and sends them all the same)"),
     Fact("artifact_tools", NEW, None, "Explore and Plan also leave out ArtifactComments, "
          "ArtifactData and ArtifactCheck (the agent-type list recorded on 2.1.332, not on 2.1.197)"),
+    Fact("reread_auto_same_turn", NEW, None, "SPEC 4c: after an automatic compaction the "
+         "instruction files are re-read in the same turn; recorded on 2.1.332 (2.1.197: at the "
+         "next user turn)"),
+    Fact("resends_skills_list", NEW, None, "SPEC 4c: the skills list is sent again after a "
+         "compaction; recorded on 2.1.332, not on 2.1.197"),
+    Fact("compacts_few_messages", NEW, None, "SPEC 4c: a conversation of one exchange is "
+         "compacted; recorded on 2.1.332 (2.1.197 refuses two messages, 'Not enough messages "
+         "to compact.', and compacts four)"),
+    Fact("summary_user_turns_only", NEW, None, "SPEC 4c: the summary instruction's section 6 "
+         "says only user-role turns are user messages; recorded on 2.1.332, absent on 2.1.197"),
+    Fact("summary_first_manual", NEW, None, "SPEC 4c: after a manual compaction messages[0] is "
+         "the summary alone, the start blocks after the restored reads; recorded on 2.1.332 "
+         "(tests/data/clients/*/compact-*.json; 2.1.197: the instructions, then the summary)"),
+    Fact("summary_last_auto", NEW, None, "SPEC 4c: after an automatic compaction the restored "
+         "reads come first, then the start blocks, then the summary; recorded on 2.1.332 "
+         "(tests/data/clients/claude-code-2.1.332/compact-auto.json; 2.1.197 not recorded: it "
+         "did not compact at a threshold in -p, modelled with its manual order)"),
+    Fact("skills_reminder_live_request", NEW, None, "SPEC 4c: the re-injected skills' note "
+         "says request text captured in a skill body is not a live request; recorded on both "
+         "(tests/data/clients/*/compact-skill.json; 2.1.197 speaks of its ## Input sections)"),
+    Fact("continuation_lists_tools", NEW, None, "SPEC 4c: the continuation names the tools used "
+         "before the summary and says the later messages are kept verbatim; recorded on 2.1.332"),
 )  # fmt: skip
 
 TABLE = VersionTable("Claude Code", MODELLED, FACTS)
@@ -72,6 +94,14 @@ class Facts(NamedTuple):
     explore_inherits_model: bool
     omit_claude_md: bool
     artifact_tools: bool
+    reread_auto_same_turn: bool
+    resends_skills_list: bool
+    compacts_few_messages: bool
+    summary_user_turns_only: bool
+    summary_first_manual: bool
+    summary_last_auto: bool
+    skills_reminder_live_request: bool
+    continuation_lists_tools: bool
 
 
 def facts_at(version: str) -> Facts:
