@@ -453,7 +453,8 @@ class StartChecks:
         ]
 
     def assembly(self, cwd: Path) -> Assembly:
-        """The whole assembly of `cwd` (budgets, rendering): only for the budget check."""
+        """The whole assembly of `cwd` (budgets, rendering): for the budget check and the
+        agent types the start offers."""
         if cwd not in self._assemblies:
             from ..assembly import run
             from ..request import Request

@@ -22,6 +22,7 @@ VERSIONS = (OLD, NEW)
 DATE = "2026-12-01"
 
 TREE = {
+    "managed/CLAUDE.md": "managed rules",  # not in the recordings: the programs read /etc
     "home/.claude/CLAUDE.md": "user rules",
     "home/.claude/skills/notes/SKILL.md": "---\nname: notes\ndescription: Keep notes.\n---\nbody",
     "home/.claude/agents/scribe.md": "---\nname: scribe\ndescription: Notes.\ntools: Bash, Read\n---\nWrite notes.",
@@ -66,7 +67,7 @@ def test_these_agents_get_the_main_agents_instruction_block_byte_for_byte(
     tree: Path, version: str, name: str
 ) -> None:
     main = _render(tree, version)
-    assert "root rules" in main
+    assert "managed rules" in main and "user rules" in main and "root rules" in main
     assert _render(tree, version, subagent=name) == main
 
 
@@ -166,7 +167,7 @@ def test_the_cli_renders_a_subagent_and_json_lists_what_it_receives(tree: Path) 
         "skills": False, "tools": ["Read", "Grep", "Glob"], "tools_excluded": [],
         "prompt": "You review.", "model": "sonnet", "shares_parent": False,
     }  # fmt: skip
-    assert [s["path"] for s in data["sources"]] == [
+    assert [s["path"] for s in data["sources"]][-3:] == [
         "~/.claude/CLAUDE.md", "CLAUDE.md", "CLAUDE.local.md",
     ]  # fmt: skip
     explained = ctxasm(["explain", str(tree / "repo"), "--subagent", "Explore", "--json", *common])
