@@ -79,8 +79,7 @@ def render(
     options["after_compact"] = after
     assembly = assemble(path, environment=env, **options)
     write_output(assembly.render(fmt, date=date, options=request), out, assembly)
-    main_start = subagent is None and after is None  # not a subagent's empty block
-    if main_start and (elsewhere := loading_elsewhere(assembly, path, **discovery.options())):
+    if elsewhere := loading_elsewhere(assembly, path, **options):
         click.echo(f"ctxasm: {elsewhere_line(assembly, elsewhere)}", err=True)
     return finish(assembly)
 

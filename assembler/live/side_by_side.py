@@ -149,8 +149,9 @@ def loading_elsewhere(
 ) -> tuple[Elsewhere, ...]:
     """When `assembly` (of `cwd` with `options`) loads nothing: the other repository agents
     that load files there, each with its own policy and the same machine, so a command can
-    say where to look. Nothing is run when it loads something."""
-    if assembly.sources:
+    say where to look. Nothing is run when it loads something, or when it is not the main
+    agent's start (a subagent's, such as Explore's empty block, or after a compaction)."""
+    if assembly.sources or assembly.agent is not None or assembly.compacted is not None:
         return ()
     request = Request.of(cwd, **options)
     version = request.client_version if request.client_version in (LATEST, INSTALLED) else None

@@ -62,16 +62,14 @@ from tests.helpers.client_cases import (
     recorded,
     reference_path,
 )
-from tests.helpers.clients import CACHE, installed
+from tests.helpers.clients import CACHE, Pin, installed
 
 
 def record(name: str) -> list[Path]:
     case = BY_NAME[name]
     written = []
     for pin in case.pins():
-        program = installed(pin)
-        if program is None:
-            raise SystemExit(f"{pin.package}@{pin.version} is not installed: run make clients")
+        program = _installed(pin)
         root = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
         try:
             cwd = lay_out(case, root)
@@ -104,9 +102,7 @@ def record_compaction(mode: str) -> list[Path]:
     _, headless = client_of(case.client)
     written = []
     for pin in (pin for recorded_mode, pin in compaction_recordings() if recorded_mode == mode):
-        program = installed(pin)
-        if program is None:
-            raise SystemExit(f"{pin.package}@{pin.version} is not installed: run make clients")
+        program = _installed(pin)
         root = Path(tempfile.mkdtemp(prefix="ctxasm-golden-", dir="/tmp"))
         try:
             cwd = lay_out(case, root)
@@ -199,6 +195,14 @@ class _SkillCall(ClaudeCodeHeadless):
 _STAND_INS: dict[str, type[ClaudeCodeHeadless]] = {"auto": _Filled, "skill": _SkillCall}
 
 
+def _installed(pin: Pin) -> Path:
+    """The pinned program, or the end of the recording with what to run."""
+    program = installed(pin)
+    if program is None:
+        raise SystemExit(f"{pin.package}@{pin.version} is not installed: run make clients")
+    return program
+
+
 def _compaction_steps(mode: str) -> list[tuple[list[str], tuple[str, ...]]]:
     """The processes to run: (arguments, the user's messages in stream-json, one a turn)."""
     model = ["--model", "claude-sonnet-4-5"]
@@ -241,9 +245,22 @@ def _converse(argv: list[str], cwd: Path, environ: dict[str, str], said: tuple[s
         child.wait()
 
 
+USAGE = "usage: python -m tests.tools.record_clients [CASE ...] | --compaction [MODE ...]"
+
+
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--compaction"]:
-        for mode in argv[1:] or COMPACTION_MODES:
+    compaction = argv[:1] == ["--compaction"]
+    asked = argv[1:] if compaction else argv
+    known = COMPACTION_MODES if compaction else tuple(BY_NAME)
+    if {"-h", "--help"} & set(argv):
+        print(USAGE)
+        return 0
+    unknown = [a for a in asked if a not in known]
+    if unknown:
+        print(f"record_clients: {unknown[0]!r} is not a case here; {USAGE}", file=sys.stderr)
+        return 2
+    if compaction:
+        for mode in asked or COMPACTION_MODES:
             for path in record_compaction(mode):
                 print(f"recorded {path}")
         return 0
