@@ -5,6 +5,7 @@ request is one ctxasm calls re-read or restored, and nothing it calls lost is in
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections.abc import Mapping
@@ -65,9 +66,12 @@ def _predicted(mode: str, pin: Pin, root: Path) -> tuple[AfterCompact, str, Mapp
     if how["skills"]:
         plant_skill(cwd)
     compaction = Compaction(Trigger(how["trigger"]), tuple(how["skills"]), how["continued"])
+    # The date the reference was recorded on, which its request carries.
+    day = re.search(r"Today's date is (\d{4}-\d\d-\d\d)", json.dumps(reference))
+    now = dt.datetime.fromisoformat(day.group(1)) if day else None
     assembly = explain(
         cwd, environ=environment(root / "home", {}), touched=reads(case, root) if how["reads"] else (),
-        client_version=reference["version"], after_compact=compaction, **machine(root),
+        client_version=reference["version"], after_compact=compaction, now=now, **machine(root),
     ).assembly  # fmt: skip
     assert assembly.compacted is not None
     rendered = assembly.render("claude-code")
