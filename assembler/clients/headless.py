@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -42,6 +43,43 @@ class Launch(NamedTuple):
     argv: tuple[str, ...]
     environ: Mapping[str, str]
     files: Mapping[str, bytes] = {}
+
+
+class Relocation(NamedTuple):
+    """Where `ctxasm verify` runs the program: in a mirror, every path P of the machine at
+    `root` + P (a new, private directory), the user's home `home` included; `project` is the
+    root of the project on the real machine. `moves`: places named after a path (a client's
+    per-project folder, `Headless.moves`), each (real prefix, prefix in the mirror)."""
+
+    root: str
+    home: str
+    project: str
+    moves: tuple[tuple[str, str], ...] = ()
+
+    def inside(self, path: str) -> str:
+        """Where the real `path` (absolute) is in the mirror."""
+        full = os.path.abspath(path)
+        for real, mirrored in self.moves:
+            if full == real or full.startswith(real.rstrip(os.sep) + os.sep):
+                return mirrored + full[len(real) :]
+        return self.root + full
+
+    def outside(self, text: str) -> str:
+        """`text` with every path of the mirror written as the real path it stands for."""
+        for real, mirrored in sorted(self.moves, key=lambda m: -len(m[1])):
+            text = text.replace(mirrored, real)
+        return text.replace(self.root + os.sep, os.sep)
+
+
+class Mirrored(NamedTuple):
+    """What the mirror holds of one file (`data`; None: nothing, the file is left out), what
+    of it was kept back (each in a few words: `hooks`, `env (ANTHROPIC_BASE_URL)`), and the
+    environment variables it sets for the program (`env` of a settings file), which verify
+    never passes on and refuses to run without when they change what loads."""
+
+    data: bytes | None
+    withheld: tuple[str, ...] = ()
+    environ: Mapping[str, str] = {}
 
 
 class Part(NamedTuple):
@@ -71,9 +109,12 @@ class Headless(abc.ABC):
         return found.group(1) if found else None
 
     @abc.abstractmethod
-    def launch(self, base_url: str, home: Callable[[str], bytes | None]) -> Launch:
+    def launch(
+        self, base_url: str, home: Callable[[str], bytes | None], cwd: Callable[[str], bytes | None]
+    ) -> Launch:
         """How to start the agent against the stand-in at `base_url`; `home` reads a file of
-        its temporary home (a path relative to it; None: there is none)."""
+        the home it runs with, `cwd` one of the directory it starts in (a path relative to
+        it; None: there is none)."""
 
     @abc.abstractmethod
     def is_turn(self, path: str, body: Body) -> bool:
@@ -110,10 +151,19 @@ class Headless(abc.ABC):
         of its scripted reads). None: this agent starts no subagents."""
         return None
 
-    def home_file(self, relative: str, data: bytes) -> bytes | None:
-        """What the temporary home holds of a file ctxasm read from the user's home (by
-        default, a copy; None leaves it out): a client keeps back what it need not send."""
-        return data
+    def mirrored(self, names: Sequence[str], data: bytes, where: Relocation) -> Mirrored:
+        """What the mirror holds of a file ctxasm's prediction read, known by `names` (its
+        path as read, then the path it really is at): by default a copy. A client keeps back
+        everything that could make its program run a command, send a request or reach a
+        credential (hooks, helpers, MCP servers, `env`, telemetry, plugins: its settings
+        reduced to the keys that change what it loads), moving any absolute path it keeps
+        with `where`."""
+        return Mirrored(data)
+
+    def moves(self, where: Relocation) -> tuple[tuple[str, str], ...]:
+        """The places the program names after the project's path (`Relocation.moves`); a
+        `VerifyError` when the mirror cannot give them a name the program would find."""
+        return ()
 
 
 # --- shared by the clients' wire formats --------------------------------------------------

@@ -85,5 +85,7 @@ def verify(
         version=client_version,
         timeout=timeout,
     )
+    for line in verdict.withheld:
+        click.echo(f"ctxasm: verify: not given to the agent: {line}", err=True)
     write_output(verdict.text(), None)
     return 0 if verdict.agree else 1

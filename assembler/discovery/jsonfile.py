@@ -46,18 +46,26 @@ def _read_json(
         return None, f"not JSON text ({result.detail}); fix the file"
     if not result.ok:
         return None, f"cannot read ({result.detail or result.status.value}); fix its permissions"
+    return json_object(result.data, prepare)
+
+
+def json_object(
+    data: bytes, prepare: Callable[[str], str] | None = None
+) -> tuple[dict[str, Any] | None, str]:
+    """The JSON object of a settings file's bytes, read as the client reads them (a leading
+    byte-order mark dropped, `prepare` applied), or None and what is wrong."""
     try:
-        text = result.data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         return None, f"not UTF-8 ({err.reason} at byte {err.start}); re-save it as UTF-8"
     if prepare is not None:
         text = prepare(text)
     try:
-        data = json.loads(text)
+        parsed = json.loads(text)
     except RecursionError:
         return None, "invalid JSON (nested too deeply); fix the file"
     except ValueError as err:  # JSONDecodeError, or an integer too long to convert
         return None, f"invalid JSON ({err}); fix the syntax"
-    if not isinstance(data, dict):
+    if not isinstance(parsed, dict):
         return None, "not a JSON object; it is ignored"
-    return data, ""
+    return parsed, ""

@@ -1,18 +1,22 @@
 """`verify()`: run an agent's program headless and compare what it sent with ctxasm.
 
-One check is: a temporary home holding copies of what ctxasm reads from the user's home
-(`home`); the stand-in provider and the program's launch (`Session`); ctxasm's prediction
-with that same home, made before the program runs (it writes into its home); the program's
-run, bounded in time (`process`); both sides split into parts by the client and compared
-(`compare`). `capture` and `predict` are what the recorder of the test references
-(`tests/tools/record_clients.py`) shares with it.
+One check is: ctxasm's prediction for the real tree, observed (every path it looks at); a
+mirror of exactly those paths, the user's home included, in a new private directory, with
+what the program would obey there reduced to what changes what it loads (`mirror`); ctxasm's
+prediction for the mirror, which must be the real tree's, path for path; the stand-in
+provider and the program's launch in the mirror, behind its own switches (`Session`); the
+program's run, bounded in time (`process`); both sides split into parts by the client and
+compared (`compare`), every path named as the real path it stands for. `session` and
+`predict` are what the recorder of the test references (`tests/tools/record_clients.py`)
+shares with it.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
@@ -20,13 +24,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..assembly import Assembly, assemble, run
 from ..clients import registry
-from ..clients.headless import Body, Headless, Part
+from ..clients.headless import Body, Headless, Launch, Part, Relocation
 from ..discovery import locations
 from ..discovery.disk import Disk
 from ..display import shown
 from ..errors import VerifyError
 from ..request import PathLike, Request
-from . import home as temporary
+from . import mirror
 from .compare import Difference, differences, report
 from .process import Finished, environment, locate
 from .process import run as run_program
@@ -56,6 +60,9 @@ class Verdict(NamedTuple):
     program: str
     steps: tuple[str, ...]  # "at start", then "after reading <path>" for each read
     differences: tuple[Difference, ...]
+    # What the program was not given of the files it would have read, each "<file>: <what>"
+    # (hooks, helpers, MCP servers, `env`, ...): said on stderr, not a difference.
+    withheld: tuple[str, ...] = ()
 
     @property
     def agree(self) -> bool:
@@ -77,21 +84,30 @@ def client_of(name: str) -> tuple[Client[Any], Headless]:
     return client, headless
 
 
-def predict(cwd: PathLike, client: str, version: str, **machine: Any) -> Assembly:
+def predict(
+    cwd: PathLike, client: str, version: str, observer: mirror.Heard | None = None, **machine: Any
+) -> Assembly:
     """ctxasm's prediction for `client` at `version` (the release it models for it: the
     nearest older model), with its built-in policy (what the program does, whatever the
     project's configuration says)."""
     policy = registry.get(client).default_policy
-    return assemble(cwd, policy=policy, client_version=version, **machine)
+    if observer is None:
+        return assemble(cwd, policy=policy, client_version=version, **machine)
+    return run(Request.of(cwd, policy=policy, client_version=version, **machine), observer=observer)
 
 
 def predicted_steps(
-    cwd: PathLike, client: str, version: str, reads: Sequence[str], **machine: Any
+    cwd: PathLike,
+    client: str,
+    version: str,
+    reads: Sequence[str],
+    observer: mirror.Heard | None = None,
+    **machine: Any,
 ) -> list[Assembly]:
     """The prediction at start, then after each read in order."""
-    steps = [predict(cwd, client, version, **machine)]
+    steps = [predict(cwd, client, version, observer, **machine)]
     for path in reads:
-        steps.append(steps[-1].touch(path))
+        steps.append(steps[-1].touch(path, observer=observer))
     return steps
 
 
@@ -121,8 +137,9 @@ def compare(client: Sides, ours: Sides, steps: Sequence[str]) -> tuple[Differenc
 
 
 class Session:
-    """One run of the program: its launch (arguments, variables, the files it needs in
-    `home`) against `provider`, the stand-in serving it (`session()` starts both)."""
+    """One run of the program against `provider`, the stand-in serving it (`session()`
+    starts both): its launch (arguments, variables, the files it needs in `home`, some of
+    them made from the directory it starts in) is made when it runs."""
 
     def __init__(
         self, headless: Headless, program: str, home: Path, reads: Sequence[str], provider: Provider
@@ -132,36 +149,50 @@ class Session:
         self.home = home
         self.reads = tuple(reads)
         self.provider = provider
-        launch = headless.launch(provider.base_url, self._read_home)
-        temporary.write_files(home, launch.files)
-        self.environ = environment(home, launch.environ)
-        self.argv = (program, *launch.argv)
+        self.environ = environment(home, self.launch(home).environ)
+
+    def launch(self, cwd: Path) -> Launch:
+        """How the program starts in `cwd` against the stand-in."""
+        return self.headless.launch(self.provider.base_url, _reader(self.home), _reader(cwd))
 
     def version(self, cwd: Path) -> str:
         """The version the program reports (`--version`), asked with a home of its own: what
         it writes there stays out of the home the prediction reads."""
-        what = f"{shown(self.program)} --version"
-        with tempfile.TemporaryDirectory(prefix="ctxasm-verify-version-") as aside:
-            environ = {**self.environ, "HOME": aside}
-            finished = run_program([self.program, "--version"], cwd, environ, VERSION_TIMEOUT, what)
-        found = self.headless.version(finished.output) if finished.status == 0 else None
-        if found is None:
-            raise VerifyError(f"{what}: no version in what it printed: {finished.last_line()}")
-        return found
+        return program_version(self.headless, self.program, self.environ, cwd)
 
     def capture(self, cwd: Path, timeout: float = TIMEOUT) -> tuple[Body, ...]:
         """Run the program in `cwd` and return the turns of its conversation: the first,
         then one after each scripted read."""
-        finished = run_program(self.argv, cwd, self.environ, timeout, shown(self.program))
+        launch = self.launch(cwd)
+        mirror.write_files(self.home, launch.files)
+        argv = (self.program, *launch.argv)
+        finished = run_program(argv, cwd, self.environ, timeout, shown(self.program))
         turns = tuple(e.body for e in self.provider.exchanges() if e.turn)
         wanted = 1 + len(self.reads)
         if len(turns) < wanted:
             raise VerifyError(_too_few(self.program, len(turns), wanted, finished))
         return turns[:wanted]
 
-    def _read_home(self, relative: str) -> bytes | None:
-        result = Disk().read(str(self.home / relative), temporary.MAX_FILE)
+
+def _reader(directory: Path) -> Callable[[str], bytes | None]:
+    def read(relative: str) -> bytes | None:
+        result = Disk().read(str(directory / relative), mirror.MAX_FILE)
         return result.data if result.ok else None
+
+    return read
+
+
+def program_version(headless: Headless, program: str, environ: Mapping[str, str], cwd: Path) -> str:
+    """The version `program --version` reports, run in `cwd` with a home of its own."""
+    what = f"{shown(program)} --version"
+    with tempfile.TemporaryDirectory(prefix="ctxasm-verify-version-") as aside:
+        finished = run_program(
+            [program, "--version"], cwd, {**environ, "HOME": aside}, VERSION_TIMEOUT, what
+        )
+    found = headless.version(finished.output) if finished.status == 0 else None
+    if found is None:
+        raise VerifyError(f"{what}: no version in what it printed: {finished.last_line()}")
+    return found
 
 
 @contextmanager
@@ -191,11 +222,11 @@ def verify(
     version: str | None = None,
     timeout: float = TIMEOUT,
 ) -> Verdict:
-    """Run `client`'s program headless in `cwd` (reading each of `reads` in turn) and
-    compare what it sent with ctxasm's prediction for the version it reports (or
-    `version`). `home` is the home whose files are copied (default: the user's);
+    """Run `client`'s program headless in a mirror of `cwd` (reading each of `reads` in
+    turn) and compare what it sent with ctxasm's prediction for the version it reports (or
+    `version`). `home` is the home whose files are mirrored (default: the user's);
     `managed_dir` the managed directory ctxasm predicts with (default: the machine's, the
-    one the program reads)."""
+    one the program reads, where it is)."""
     agent, headless = client_of(client)
     if reads and headless.no_reads is not None:
         raise VerifyError(f"--touch: {headless.no_reads}")
@@ -204,50 +235,153 @@ def verify(
         raise VerifyError(
             f"{shown(str(cwd))}: not a directory; pass the directory the agent starts in"
         )
-    source = Path(home) if home is not None else locations.default_home()
+    source = Path(os.path.abspath(home)) if home is not None else locations.default_home()
     managed = Path(managed_dir) if managed_dir is not None else registry.default_managed_dir()
     paths = [os.path.abspath(p) for p in reads]
     hint = f"install {agent.title} or pass --bin with its path"
     with tempfile.TemporaryDirectory(prefix="ctxasm-verify-") as tmp:
-        temp_home = Path(tmp) / "home"
-        temp_home.mkdir(mode=0o700)
-        located = locate(program or headless.binary, environment(temp_home, {}), hint)
-        _copy_home(directory, client, paths, source, managed, temp_home, headless)
-        with session(headless, located, temp_home, paths) as started:
-            reported = started.version(directory)
+        root = os.path.realpath(tmp)  # no link on the way: the program resolves the same
+        located = locate(program or headless.binary, environment(Path(root), {}), hint)
+        moved = [root + p for p in paths]
+        with session(headless, located, Path(root + str(source)), moved) as started:
+            reported = started.version(Path(root))
             modelled = version or reported
-            machine = {"home": temp_home, "managed_dir": managed, "environ": started.environ}
-            steps = predicted_steps(directory, client, modelled, paths, **machine)
-            turns = started.capture(directory, timeout)
-        shown_steps = (START, *(f"after reading {steps[0].context.display(p)}" for p in paths))
-        found = compare(client_sides(headless, turns), ctxasm_sides(headless, steps), shown_steps)
-    # A file of the temporary home is named as the file of the home it was copied from.
-    found = tuple(d._replace(label=_moved(d.label, temp_home, source)) for d in found)
-    modelled = steps[0].client_version or modelled  # the release ctxasm models for it
-    return Verdict(agent.title, reported, modelled, located, shown_steps, found)
+            real, where, laid = _mirror(
+                directory, client, headless, modelled, paths, source, managed, root
+            )
+            home_in = Path(where.inside(str(source)))
+            ours = predicted_steps(
+                where.inside(str(directory)), client, modelled, moved, home=home_in,
+                managed_dir=managed, environ=environment(home_in, {}),
+            )  # fmt: skip
+            _refuse_environ(laid, ours, client, headless, modelled, moved, home_in, managed)
+            _same_as_real(headless, real, ours, where)
+            turns = started.capture(Path(where.inside(str(directory))), timeout)
+        shown_steps = (START, *(f"after reading {real[0].context.display(p)}" for p in paths))
+        found = compare(client_sides(headless, turns), ctxasm_sides(headless, ours), shown_steps)
+        found = tuple(_outside(d, where) for d in found)
+    modelled = real[0].client_version or modelled  # the release ctxasm models for it
+    return Verdict(agent.title, reported, modelled, located, shown_steps, found, laid.withheld)
 
 
-def _moved(label: str, temp_home: Path, source: Path) -> str:
-    prefix = f"{temp_home}{os.sep}"
-    return f"{source}{os.sep}{label[len(prefix) :]}" if label.startswith(prefix) else label
-
-
-def _copy_home(
-    cwd: Path,
+def _mirror(
+    directory: Path,
     client: str,
-    reads: Iterable[str],
+    headless: Headless,
+    version: str,
+    reads: Sequence[str],
     source: Path,
     managed: Path,
-    target: Path,
+    root: str,
+) -> tuple[list[Assembly], Relocation, mirror.Laid]:
+    """The prediction for the real tree, observed; the mirror of what it looked at. So that
+    a file the program loads and ctxasm does not is there to be found, the mirror also holds
+    what the predictions for the client's other modelled releases look at, and, in every
+    directory any of them looked in, each file some agent ctxasm models would load."""
+    heard = mirror.Heard()
+    real = predicted_steps(
+        directory, client, version, reads, heard, home=source, managed_dir=managed,
+        environ=environment(source, {}),
+    )  # fmt: skip
+    table = registry.get(client).versions
+    for other in table.modelled if table is not None else ():
+        if other != real[0].client_version:
+            predicted_steps(
+                directory, client, other, reads, heard, home=source, managed_dir=managed,
+                environ=environment(source, {}),
+            )  # fmt: skip
+    context = real[0].context
+    where = Relocation(root, str(source), str(context.canonical_root or context.cwd))
+    where = where._replace(moves=headless.moves(where))
+    # The managed directory is read where it is, by the program and by ctxasm alike.
+    looked = [p for p in heard.paths if not _is_under(p, str(managed))]
+    laid = mirror.lay_out([*looked, *_instruction_files(looked), *reads], where, headless, reads)
+    return real, where, laid
+
+
+_MAX_LISTED = 2_000  # directories listed for instruction files ctxasm did not look at
+_MAX_LISTING = 10_000  # entries looked at in one of them
+
+
+def _instruction_files(looked: Sequence[str]) -> list[str]:
+    """The files of every agent ctxasm models (`Client.classify`) in the directories a
+    prediction looked in, each listing bounded."""
+    clients = registry.clients()
+    found = []
+    for directory in list(dict.fromkeys(os.path.dirname(p) for p in looked))[:_MAX_LISTED]:
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(itertools.islice(listing, _MAX_LISTING))
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            if not entry.is_dir(follow_symlinks=False) and any(
+                c.classify(path) is not None for c in clients
+            ):
+                found.append(entry.path)
+    return found
+
+
+def _refuse_environ(
+    laid: mirror.Laid,
+    ours: Sequence[Assembly],
+    client: str,
     headless: Headless,
-) -> Mapping[str, bytes]:
-    """Lay out in `target` what a prediction with the user's home reads of it."""
-    policy = registry.get(client).default_policy
-    heard = temporary.Heard()
-    environ = environment(source, {})
-    request = Request.of(cwd, policy=policy, home=source, managed_dir=managed, environ=environ)
-    assembly = run(request, observer=heard)
-    for path in reads:
-        assembly = assembly.touch(path, observer=heard)
-    relatives = temporary.in_home(heard.paths, source, assembly.context.project_root)
-    return temporary.lay_out(source, target, relatives, headless)
+    version: str,
+    reads: Sequence[str],
+    home: Path,
+    managed: Path,
+) -> None:
+    """A `VerifyError` when a settings file's `env`, which the program is never given, would
+    change what ctxasm predicts: the mirror cannot show what the program does with it."""
+    if not laid.environ:
+        return
+    base = environment(home, {})
+    plain = ctxasm_sides(headless, ours)
+    for path, name, value in laid.environ:
+        steps = predicted_steps(
+            ours[0].context.cwd, client, version, reads, home=home, managed_dir=managed,
+            environ={**base, name: value},
+        )  # fmt: skip
+        if ctxasm_sides(headless, steps) != plain:
+            raise VerifyError(
+                f"{shown(path)}: its env sets {shown(name)}, which changes what the agent "
+                "loads; verify never runs an agent with the environment of a settings file: "
+                "check this tree by hand, or without that key"
+            )
+
+
+def _same_as_real(
+    headless: Headless, real: Sequence[Assembly], ours: Sequence[Assembly], where: Relocation
+) -> None:
+    """A `VerifyError` when ctxasm's prediction for the mirror is not its prediction for the
+    real tree, path for path: the program would be checked on another tree."""
+    want, got = ctxasm_sides(headless, real), ctxasm_sides(headless, ours)
+    got = Sides(
+        tuple(_part_outside(p, where) for p in got.start),
+        tuple(tuple(_part_outside(p, where) for p in step) for step in got.reads),
+    )
+    if got == want:
+        return
+    steps = (START, *(f"read {i}" for i in range(1, len(real))))
+    first = compare(want, got, steps)[0]
+    raise VerifyError(
+        f"{shown(first.label)}: the copy verify runs the agent in would not load what the tree "
+        f"does ({first.where}: {first.kind.value.replace('the client', 'the tree')}); "
+        "nothing was run: please report it (docs/verify.md)"
+    )
+
+
+def _part_outside(part: Part, where: Relocation) -> Part:
+    return part._replace(label=where.outside(part.label), text=where.outside(part.text))
+
+
+def _outside(found: Difference, where: Relocation) -> Difference:
+    return found._replace(
+        label=where.outside(found.label), detail=tuple(where.outside(d) for d in found.detail)
+    )
+
+
+def _is_under(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)

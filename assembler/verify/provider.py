@@ -24,13 +24,14 @@ _CHUNK_LINE = 1024
 
 
 class Exchange(NamedTuple):
-    """One request the stand-in kept: its path, its JSON body, whether it was a turn, and
-    the read its answer called for."""
+    """One request the stand-in kept: its path, its JSON body, whether it was a turn, the
+    read its answer called for, and its headers (what verify's tests check for credentials)."""
 
     path: str
     body: Body
     turn: bool
     read: str | None
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 class _Server(ThreadingHTTPServer):
@@ -49,7 +50,9 @@ class _Server(ThreadingHTTPServer):
         with self.lock:
             self.refused += 1
 
-    def answer(self, path: str, raw: bytes | None) -> Reply:
+    def answer(
+        self, path: str, raw: bytes | None, headers: tuple[tuple[str, str], ...] = ()
+    ) -> Reply:
         """Keep the request and answer it (a turn takes the next read, in order)."""
         body = _parsed(raw)
         with self.lock:
@@ -58,7 +61,7 @@ class _Server(ThreadingHTTPServer):
                 return json_reply({"error": {"message": "refused by ctxasm verify"}}, 413)
             turn = self.headless.is_turn(path, body)
             read = self.reads.pop(0) if turn and self.reads else None
-            self.exchanges.append(Exchange(path, body, turn, read))
+            self.exchanges.append(Exchange(path, body, turn, read, headers))
         return self.headless.answer(path, body, read)
 
 
@@ -67,7 +70,8 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
     def do_POST(self) -> None:
-        self._send(self.server.answer(self.path, self._body()))
+        headers = tuple((k, v) for k, v in self.headers.items())
+        self._send(self.server.answer(self.path, self._body(), headers))
 
     def do_GET(self) -> None:
         self._send(json_reply({"error": {"message": "not served by ctxasm verify"}}, 404))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 _SCRIPT = """#!{python}
-import json, os, subprocess, sys, time, urllib.request
+import json, os, re, subprocess, sys, time, urllib.request
 from pathlib import Path
 here = Path(__file__).resolve().parent
 conf = json.loads((here / "agent.json").read_text())
@@ -30,8 +30,20 @@ if conf.get("hang"):
     (here / "pids").write_text(f"{{os.getpid()}} {{child.pid}}")
     time.sleep(600)
 base = os.environ[conf["variable"]]
-# The recorded turns name the home they were recorded with; this run's is $HOME.
-text = json.dumps(conf["turns"]).replace(json.dumps(conf["home"])[1:-1], json.dumps(os.environ["HOME"])[1:-1])
+# The recorded turns name the tree they were recorded in, which holds the home they were
+# recorded with; this run's home is $HOME, in the mirror verify runs it in (the same tree
+# under a directory of verify's).
+# Claude Code names the project's memory folder after the project's path: in the mirror too.
+home = os.environ["HOME"]
+mirror = home[: -len(conf["home"])] if home.endswith(conf["home"]) else ""
+tree = os.path.dirname(conf["home"])
+text = json.dumps(conf["turns"])
+if mirror:
+    slug = lambda path: re.sub("[^a-zA-Z0-9]", "-", path)
+    text = text.replace(slug(tree), slug(mirror + tree))
+    text = text.replace(json.dumps(tree + "/")[1:-1], json.dumps(mirror + tree + "/")[1:-1])
+else:
+    text = text.replace(json.dumps(conf["home"])[1:-1], json.dumps(home)[1:-1])
 for turn in [] if conf.get("silent") else json.loads(text):
     body = dict(turn, model="claude-sonnet-4-5", stream=True, tools=[{{"name": "Read"}}])
     request = urllib.request.Request(

@@ -10,21 +10,27 @@ answer…" reminder, before `# currentDate` (2.1.197), or a reminder block of th
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ...discovery.jsonfile import json_object
+from ...errors import VerifyError
 from ..headless import (
     Body,
     Headless,
     Launch,
+    Mirrored,
     Part,
+    Relocation,
     Reply,
     entries,
     json_reply,
     stream_reply,
     texts,
 )
+from .settings import MAX_SLUG, loading_settings, sanitized, slug
 
 MODEL = "claude-sonnet-4-5"  # the model SPEC 4b runs it with; the stand-in answers any
 PREAMBLE = (
@@ -45,9 +51,29 @@ _ATTACHED = re.compile(
     r"<system-reminder>\n(?:tool\.call hook additional context: )?Contents of (?P<path>[^\n]+?):\n\n"
 )
 _NEXT_REMINDER = "\n\n<system-reminder>\n"
-# The keys of `~/.claude.json` a project entry keeps in the temporary home: the approval of
-# external imports, nothing of the account.
+# The keys of `~/.claude.json` a project entry keeps in the mirror: the approval of external
+# imports, nothing of the account.
 _APPROVAL = "hasClaudeMdExternalIncludes"
+ACCOUNT_FILE = ".claude.json"
+SETTINGS_FILES = ("settings.json", "settings.local.json")
+# MCP servers of the project (`.mcp.json`): never in the mirror.
+MCP_FILE = ".mcp.json"
+# The program's own switches, a second wall behind the mirror: flag settings (which win over
+# every settings file) turn every hook off and every helper that runs a command into
+# nothing, and only the MCP servers of `--mcp-config` (none) start. Observed on 2.1.197 and
+# 2.1.332: with them, hooks of the project's settings, `apiKeyHelper` and `.mcp.json`
+# servers enabled by `enableAllProjectMcpServers` run nothing (tests/verify/test_hostile.py).
+_WALL_SETTINGS = {
+    "disableAllHooks": True,
+    "apiKeyHelper": "",
+    "awsAuthRefresh": "",
+    "awsCredentialExport": "",
+    "otelHeadersHelper": "",
+}
+_WALL_ARGV = (
+    "--settings", json.dumps(_WALL_SETTINGS, separators=(",", ":")),
+    "--strict-mcp-config", "--mcp-config", '{"mcpServers":{}}',
+)  # fmt: skip
 
 
 class ClaudeCodeHeadless(Headless):
@@ -63,9 +89,11 @@ class ClaudeCodeHeadless(Headless):
             + r")\):\n\n"
         )
 
-    def launch(self, base_url: str, home: Callable[[str], bytes | None]) -> Launch:
+    def launch(
+        self, base_url: str, home: Callable[[str], bytes | None], cwd: Callable[[str], bytes | None]
+    ) -> Launch:
         return Launch(
-            ("-p", "hello", "--model", MODEL),
+            ("-p", "hello", "--model", MODEL, *_WALL_ARGV),
             {
                 "ANTHROPIC_BASE_URL": base_url,
                 "ANTHROPIC_API_KEY": "sk-ant-ctxasm-verify-not-a-key",
@@ -141,20 +169,77 @@ class ClaudeCodeHeadless(Headless):
             )
         return tuple(parts)
 
-    def home_file(self, relative: str, data: bytes) -> bytes | None:
-        if relative != ".claude.json":
-            return data
-        try:
-            config = json.loads(data)
-        except ValueError:
-            return None  # neither the client nor ctxasm reads approvals from it
-        projects = config.get("projects") if isinstance(config, dict) else None
-        kept = {
-            path: {k: v for k, v in entry.items() if k.startswith(_APPROVAL)}
-            for path, entry in (projects.items() if isinstance(projects, dict) else ())
-            if isinstance(entry, dict) and any(k.startswith(_APPROVAL) for k in entry)
+    def mirrored(self, names: Sequence[str], data: bytes, where: Relocation) -> Mirrored:
+        if any(os.path.basename(n) == MCP_FILE for n in names):
+            return Mirrored(None, ("MCP servers",))
+        if any(n == os.path.join(where.home, ACCOUNT_FILE) for n in names):
+            return Mirrored(_approvals(data, where))
+        if any(_is_settings(n) for n in names):
+            return _settings(data, where)
+        return Mirrored(data)
+
+    def moves(self, where: Relocation) -> tuple[tuple[str, str], ...]:
+        """The project's auto-memory folder, which the program names after the project's
+        path (`~/.claude/projects/<slug>`)."""
+        projects = os.path.join(where.home, ".claude", "projects")
+        real = sanitized(where.project)
+        mirrored = sanitized(where.root + where.project)
+        if len(mirrored) > MAX_SLUG >= len(real):
+            raise VerifyError(
+                f"{where.project}: the copy verify runs Claude Code in would give its auto-memory "
+                f"folder a name over {MAX_SLUG} characters, which the program names otherwise; "
+                "verify a project at a shorter path"
+            )
+        return (
+            (os.path.join(projects, slug(where.project)), where.inside(projects) + os.sep + slug(where.root + where.project)),
+        )  # fmt: skip
+
+
+def _is_settings(path: str) -> bool:
+    """A settings file of a `.claude` directory (the user's, a project's)."""
+    head, name = os.path.split(path)
+    return name in SETTINGS_FILES and os.path.basename(head) == ".claude"
+
+
+def _settings(data: bytes, where: Relocation) -> Mirrored:
+    """A settings file reduced to the keys that change what loads, each absolute path in
+    them moved into the mirror; what was left out, and the variables its `env` sets."""
+    settings, _ = json_object(data)
+    if settings is None:  # ctxasm takes no key from it: nor may the program
+        return Mirrored(b"{}", ("all of it: it is no JSON object",))
+    kept = loading_settings(settings)
+    excludes = kept.get("claudeMdExcludes")
+    if isinstance(excludes, list):
+        kept["claudeMdExcludes"] = [
+            where.root + p if isinstance(p, str) and p.startswith("/") else p for p in excludes
+        ]
+    memory = kept.get("autoMemoryDirectory")
+    if isinstance(memory, str) and os.path.isabs(memory):
+        kept["autoMemoryDirectory"] = where.inside(memory)
+    env = settings.get("env")
+    environ = {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+    left = [k for k in settings if k not in kept]
+    withheld = tuple(
+        f"env ({', '.join(environ)})" if key == "env" and environ else key for key in left
+    )
+    return Mirrored(json.dumps(kept, indent=2).encode(), withheld, environ)
+
+
+def _approvals(data: bytes, where: Relocation) -> bytes | None:
+    """`~/.claude.json` reduced to the projects' approvals of external imports, each
+    project's path moved into the mirror."""
+    config, _ = json_object(data)
+    if config is None:
+        return None  # neither the client nor ctxasm reads approvals from it
+    projects = config.get("projects")
+    kept = {
+        where.inside(path) if os.path.isabs(path) else path: {
+            k: v for k, v in entry.items() if k.startswith(_APPROVAL)
         }
-        return json.dumps({"projects": kept}, indent=2).encode()
+        for path, entry in (projects.items() if isinstance(projects, dict) else ())
+        if isinstance(entry, dict) and any(k.startswith(_APPROVAL) for k in entry)
+    }
+    return json.dumps({"projects": kept}, indent=2).encode()
 
 
 def _reply(body: Body, block: Mapping[str, Any], turn: int | str) -> Reply:

@@ -34,7 +34,7 @@ CONFIG_DIR_VARIABLE = "CLAUDE_CONFIG_DIR"
 # Its words in what the loader says: the setting that excludes files, where approvals live.
 WORDS = Words("claudeMdExcludes", "unless external imports are approved in ~/.claude.json")
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
-_MAX_SLUG = 200
+MAX_SLUG = 200
 # claudeMdExcludes never removes managed or auto-memory files (SPEC section 4).
 _EXCLUDABLE = frozenset({Layer.USER, Layer.PROJECT, Layer.LOCAL, Layer.SUBDIRECTORY})
 
@@ -208,6 +208,29 @@ def agents_md_mode(data: Mapping[str, object]) -> str:
     return _LEGACY_MODES.get(legacy, CLAUDE_MD_ONLY) if isinstance(legacy, str) else CLAUDE_MD_ONLY
 
 
+# The keys of a settings file that change what the client loads (`load_settings`,
+# `agents_md_mode`; `enabledPlugins` turns the agents-md plugin off): all a copy of the file
+# keeps where `ctxasm verify` runs the program. Everything else (hooks, helpers, MCP, `env`,
+# plugins, the status line) may name a program or a host, and is left out.
+LOADING_KEYS = ("claudeMdExcludes", "autoMemoryEnabled", "autoMemoryDirectory")
+
+
+def loading_settings(data: Mapping[str, object]) -> dict[str, object]:
+    """The part of a settings file that changes what loads: `LOADING_KEYS`, and the
+    agents-md plugin's own entries of the plugin keys (no other plugin's)."""
+    kept = {key: data[key] for key in LOADING_KEYS if key in data}
+    configs = data.get("pluginConfigs")
+    plugin = configs.get(PLUGIN_KEY) if isinstance(configs, dict) else None
+    options = plugin.get("options") if isinstance(plugin, dict) else None
+    if isinstance(options, dict):
+        mode = {k: options[k] for k in ("instructionFiles", "projectInstructions") if k in options}
+        kept["pluginConfigs"] = {PLUGIN_KEY: {"options": mode}}
+    enabled = data.get("enabledPlugins")
+    if isinstance(enabled, dict) and isinstance(enabled.get(PLUGIN_KEY), bool):
+        kept["enabledPlugins"] = {PLUGIN_KEY: enabled[PLUGIN_KEY]}
+    return kept
+
+
 # The keys read here, and the type the client needs (the client ignores any other value).
 _KEY_TYPES: tuple[tuple[str, str, Callable[[object], bool]], ...] = (
     (
@@ -324,17 +347,22 @@ def auto_memory(ctx: Context, setup: ClaudeSetup) -> AutoMemory | None:
     return AutoMemory(base / "projects" / name / "memory" / "MEMORY.md")
 
 
-def slug(path: Path) -> str:
+def slug(path: str | Path) -> str:
     """Claude Code's `sanitizePath`: every non-alphanumeric character becomes `-`.
 
     Names over 200 characters are cut and suffixed with a hash that differs between the
     client's runtimes (Bun.hash vs djb2); we use djb2 (the Node/SDK variant) and say so.
     """
     text = str(path)
-    sanitized = _NON_ALNUM.sub("-", text)
-    if len(sanitized) <= _MAX_SLUG:
-        return sanitized
-    return f"{sanitized[:_MAX_SLUG]}-{_base36(abs(_djb2(text)))}"
+    name = sanitized(text)
+    if len(name) <= MAX_SLUG:
+        return name
+    return f"{name[:MAX_SLUG]}-{_base36(abs(_djb2(text)))}"
+
+
+def sanitized(path: str | Path) -> str:
+    """`path` with every non-alphanumeric character made `-` (a slug before its cut)."""
+    return _NON_ALNUM.sub("-", str(path))
 
 
 def _djb2(text: str) -> int:

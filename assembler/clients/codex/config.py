@@ -10,6 +10,7 @@ is used, so a run never fails on a user's Codex configuration.
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -78,6 +79,44 @@ def read_config(ctx: Context, disk: Disk) -> tuple[CodexConfig, list[tuple[str, 
             )  # fmt: skip
         config = config._replace(markers=tuple(markers[:MAX_MARKERS]))
     return config, problems
+
+
+# The keys of `config.toml` that change what the client loads (`read_config`): all a copy of
+# it keeps where `ctxasm verify` runs the program. Everything else (MCP servers, `notify`,
+# model providers, profiles, the shell environment, project trust) may name a program or a
+# host, and is left out.
+LOADING_KEYS = ("project_doc_max_bytes", "project_doc_fallback_filenames", "project_root_markers")
+
+
+def loading_config(data: bytes) -> tuple[bytes, tuple[str, ...]] | None:
+    """`config.toml` reduced to `LOADING_KEYS`, written as TOML, and the top-level keys left
+    out; None when it does not parse (then neither Codex nor ctxasm takes a key from it)."""
+    try:
+        document = toml_document(data)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, ValueError):
+        return None
+    lines = [f"{key} = {_toml(document[key])}\n" for key in LOADING_KEYS if key in document]
+    return "".join(lines).encode(), tuple(k for k in document if k not in LOADING_KEYS)
+
+
+def _toml(value: object) -> str:
+    """One value as TOML writes it (what `tomllib` returned: any of its types)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        # JSON's string escapes are TOML's, but for DEL, which TOML escapes too.
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    if isinstance(value, float) and value != value:
+        return "nan"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
+    return str(value) if hasattr(value, "isoformat") else json.dumps(str(value))
 
 
 def _names(document: dict[str, Any], key: str, bad: Any) -> list[str] | None:

@@ -10,9 +10,22 @@ nothing when it reads a file, so there is no read to check.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 
-from ..headless import Body, Headless, Launch, Part, Reply, json_reply, stream_reply, texts
+from ..headless import (
+    Body,
+    Headless,
+    Launch,
+    Mirrored,
+    Part,
+    Relocation,
+    Reply,
+    json_reply,
+    stream_reply,
+    texts,
+)
+from .config import loading_config
 
 MODEL = "gpt-5"
 _PROVIDER = "ctxasm_verify"
@@ -31,7 +44,9 @@ class CodexHeadless(Headless):
         """`separator`: what Codex puts between the global and the project instructions."""
         self._separator = separator
 
-    def launch(self, base_url: str, home: Callable[[str], bytes | None]) -> Launch:
+    def launch(
+        self, base_url: str, home: Callable[[str], bytes | None], cwd: Callable[[str], bytes | None]
+    ) -> Launch:
         provider = (
             f'{{name="ctxasm verify", base_url={json.dumps(base_url + "/v1")}, '
             'wire_api="responses"}'
@@ -47,6 +62,16 @@ class CodexHeadless(Headless):
             ),
             {},
         )  # fmt: skip
+
+    def mirrored(self, names: Sequence[str], data: bytes, where: Relocation) -> Mirrored:
+        if any(os.path.basename(n) == ".env" for n in names):
+            return Mirrored(None, ("its variables",))
+        if not any(os.path.basename(n) == "config.toml" for n in names):
+            return Mirrored(data)
+        reduced = loading_config(data)
+        if reduced is None:  # ctxasm takes no key from it: nor may the program
+            return Mirrored(b"", ("all of it: it is no TOML",))
+        return Mirrored(*reduced)
 
     def is_turn(self, path: str, body: Body) -> bool:
         return path.split("?")[0] == "/v1/responses"

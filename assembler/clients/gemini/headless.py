@@ -10,33 +10,59 @@ output (just-in-time context).
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ...discovery.jsonfile import json_object
 from ..headless import (
     Body,
     Headless,
     Launch,
+    Mirrored,
     Part,
+    Relocation,
     Reply,
     between,
     entries,
     json_reply,
     stream_reply,
 )
-from .settings import GEMINI_DIR
+from .settings import GEMINI_DIR, loading_settings, strip_json_comments
 
 MODEL = "gemini-2.5-pro"
 SETTINGS = f"{GEMINI_DIR}/settings.json"
-# What the temporary home's settings add to the user's: the API key sign-in, and no
+# What the program's user settings add to the user's: the API key sign-in, and no
 # statistics, telemetry or update checks (nothing leaves the machine).
 _OURS: dict[str, dict[str, Any]] = {
     "security": {"auth": {"selectedType": "gemini-api-key"}},
     "privacy": {"usageStatisticsEnabled": False},
-    "telemetry": {"enabled": False},
+    "telemetry": {"enabled": False, "logPrompts": False},
     "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
 }
+# The program's own switches, a second wall behind the mirror: only an MCP server of a name
+# none has may start, no extension loads, and telemetry goes nowhere by the variables that
+# win over every settings file: its exporter at a closed port of the loopback, its file
+# /dev/null, OpenTelemetry's SDK off. (Observed on 0.61, tests/verify/test_hostile.py: with
+# `GEMINI_TELEMETRY_ENABLED=false` it still exported traces, logs and metrics to a
+# workspace's `otlpEndpoint`, so that variable is not used.) Its hooks and tool
+# discovery command have no such switch: the mirror alone keeps them out. (Restricted mode,
+# which ignores a workspace's settings, also stops loading its GEMINI.md files: it cannot be
+# used to check them.) The mirror is ctxasm's own folder, so the program is told to trust it.
+_WALL_ARGV = ("--allowed-mcp-server-names", "ctxasm-verify-none", "--extensions", "none")
+_WALL_ENVIRON = {
+    "GEMINI_CLI_TRUST_WORKSPACE": "true",
+    "GEMINI_TELEMETRY_LOG_PROMPTS": "false",
+    "GEMINI_TELEMETRY_TARGET": "local",
+    "GEMINI_TELEMETRY_OTLP_ENDPOINT": "http://127.0.0.1:9",  # a port where nothing listens
+    "GEMINI_TELEMETRY_OUTFILE": "/dev/null",
+    "OTEL_SDK_DISABLED": "true",
+}
+# Files of a folder that configure the program (`.env` sets its variables; extensions bring
+# MCP servers, hooks and commands): never in the mirror.
+_NEVER = (".env",)
+_EXTENSIONS = "extensions"
 _GLOBAL = ("# Contextual Instructions (GEMINI.md)\n", "</loaded_context>")
 _PROJECT = ("<loaded_context>\n<project_context>\n", "</project_context>\n</loaded_context>")
 _ENTRY = re.compile(r"(?:^|\n)--- Context from: (?P<path>[^\n]+?) ---\n")
@@ -51,15 +77,34 @@ class GeminiHeadless(Headless):
         """`discovered`: the lines around the files a read discovers (just-in-time context)."""
         self._discovered = discovered
 
-    def launch(self, base_url: str, home: Callable[[str], bytes | None]) -> Launch:
+    def launch(
+        self, base_url: str, home: Callable[[str], bytes | None], cwd: Callable[[str], bytes | None]
+    ) -> Launch:
         return Launch(
-            ("-p", "hello", "-m", MODEL),
+            ("-p", "hello", "-m", MODEL, *_WALL_ARGV),
             {
                 "GEMINI_API_KEY": "ctxasm-verify-not-a-key",
                 "GOOGLE_GEMINI_BASE_URL": base_url,
-                "GEMINI_CLI_TRUST_WORKSPACE": "true",
+                **_WALL_ENVIRON,
             },
             {SETTINGS: json.dumps(_merged(home(SETTINGS)), indent=2).encode()},
+        )
+
+    def mirrored(self, names: Sequence[str], data: bytes, where: Relocation) -> Mirrored:
+        for name in names:
+            parts = name.split(os.sep)
+            if parts[-1] in _NEVER:
+                return Mirrored(None, ("its variables",))
+            if GEMINI_DIR in parts[:-1] and _EXTENSIONS in parts[parts.index(GEMINI_DIR) :]:
+                return Mirrored(None, ("an extension",))
+        if not any(n.endswith(os.sep + SETTINGS) for n in names):
+            return Mirrored(data)
+        settings = _object(data)
+        if settings is None:  # ctxasm takes no key from it: nor may the program
+            return Mirrored(b"{}", ("all of it: it is no JSON object",))
+        kept = loading_settings(settings)
+        return Mirrored(
+            json.dumps(kept, indent=2).encode(), tuple(k for k in settings if k not in kept)
         )
 
     def is_turn(self, path: str, body: Body) -> bool:
@@ -127,16 +172,18 @@ def _split(region: str, frame: str) -> tuple[Part, ...]:
     return entries(region, starts, frame)
 
 
+def _object(data: bytes | None) -> dict[str, Any] | None:
+    """A settings file's JSON object, read as the program reads it (None: not there, or not
+    one)."""
+    return json_object(data, strip_json_comments)[0] if data is not None else None
+
+
 def _merged(data: bytes | None) -> dict[str, Any]:
     """The user's settings with ours laid over them (a file that is no JSON object: ours)."""
-    try:
-        settings = json.loads(data) if data is not None else {}
-    except ValueError:
-        settings = {}
-    settings = settings if isinstance(settings, dict) else {}
+    settings = _object(data) or {}
     for key, values in _OURS.items():
         section = settings.get(key)
-        settings[key] = _deep({} if not isinstance(section, dict) else section, values)
+        settings[key] = _deep(section if isinstance(section, dict) else {}, values)
     return settings
 
 

@@ -25,6 +25,18 @@ SETTINGS_BYTES = 1024 * 1024
 MAX_NAMES = 64
 
 
+# The keys of a settings file that change what the client loads (`context_file_names`): all a
+# copy of the file keeps where `ctxasm verify` runs the program. Everything else (hooks, MCP
+# servers, tool discovery and call commands, telemetry, extensions, proxies) may name a
+# program or a host, and is left out.
+def loading_settings(data: dict[str, object]) -> dict[str, object]:
+    """The part of a settings file that changes what loads: `context.fileName`."""
+    context = data.get("context")
+    if isinstance(context, dict) and "fileName" in context:
+        return {"context": {"fileName": context["fileName"]}}
+    return {}
+
+
 def context_file_names(ctx: Context, disk: Disk) -> tuple[tuple[str, ...], list[tuple[str, str]]]:
     """The names, and `(path, problem)` for each setting that could not be used."""
     problems: list[tuple[str, str]] = []
