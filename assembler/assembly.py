@@ -304,10 +304,11 @@ def forged_structure(source: Source, found: Escaped, boundary: str) -> list[Diag
 
 
 def version_notes(version: ClientVersion) -> tuple[Diagnostic, ...]:
-    """The one line that says a run models another release than the one asked for."""
+    """The one line that says a run models another release than the one asked for, and the
+    one that says which `PATH` entries the installed client was not looked for in."""
     if not version.note:
-        return ()
-    return (codes.VERSION_APPROXIMATED.at("<client-version>", version.note),)
+        return version.path_notes
+    return (*version.path_notes, codes.VERSION_APPROXIMATED.at("<client-version>", version.note))
 
 
 def today(client: Client[Any], environ: Mapping[str, str], now: dt.datetime | None) -> str:

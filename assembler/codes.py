@@ -123,6 +123,7 @@ CATALOGUE: tuple[Code, ...] = (
     (BUDGET_DROPPED := Code("CTX603", "budget-dropped", "a source dropped to fit the token budget", None, WARNING, Skip.BUDGET)),
     (VERSION_APPROXIMATED := Code("CTX604", "client-version-approximated", "the client release asked for is not modelled: the nearest older model is used", None, WARNING)),
     (VERSION_DEPENDENT := Code("CTX605", "client-version-dependent", "what loads at a start differs between the modelled releases of the client", WARNING)),
+    (PATH_ENTRY_SKIPPED := Code("CTX606", "path-entry-skipped", "relative or empty PATH entries not looked in for the client's program: a program there would be the repository's", None, WARNING)),
     # Settings, rules directories and skills.
     (SETTINGS_INVALID := Code("CTX701", "settings-invalid", "a settings file that cannot be used: its keys are ignored", None, WARNING)),
     (RULES_UNREADABLE := Code("CTX702", "rules-unreadable", "a rules directory that cannot be listed: its rules are not loaded", None, ERROR)),

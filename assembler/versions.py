@@ -22,6 +22,7 @@ import re
 from typing import NamedTuple
 
 from .errors import RequestError
+from .model import Diagnostic
 
 LATEST = "latest"
 INSTALLED = "installed"
@@ -63,6 +64,9 @@ class ClientVersion(NamedTuple):
     asked: str = ""  # what the caller asked: a release number, `latest`, `installed`; "": nothing
     found: str = ""  # the release asked or reported (`installed`), when it is not `modelled`
     note: str = ""  # one line when the model is not the release asked for
+    # `installed`: the relative PATH entries not looked in for the client's program
+    # (`discovery.programs`), said once in the run's diagnostics (`CTX606`).
+    path_notes: tuple[Diagnostic, ...] = ()
 
     def __str__(self) -> str:
         return self.modelled

@@ -14,7 +14,7 @@ from assembler.errors import RequestError
 from assembler.live.side_by_side import side_by_side
 from assembler.versions import ClientVersion, Fact, VersionTable, checked_asked
 from tests.helpers.cli import ctxasm
-from tests.helpers.trees import build, git_init, machine, run
+from tests.helpers.trees import RELATIVE_PATH, build, git_init, machine, plant_programs, run
 
 TABLE = VersionTable(
     "Toy",
@@ -141,6 +141,38 @@ def test_installed_without_the_client_or_its_version_is_one_line_and_exit_2(
     done = ctxasm([*args, "--client-version", "installed"], env=env)
     assert (done.exit_code, done.stderr.count("\n")) == (2, 1)
     assert "printed no release number" in done.stderr
+
+
+def test_installed_looks_for_the_client_in_no_relative_path_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`render --client-version installed` in a repository that holds its own `./claude`
+    and `./node_modules/.bin/claude`, with a PATH whose empty, `.` and `node_modules/.bin`
+    entries name them: neither runs; the user's own claude does, and render says which
+    entries it passed over."""
+    repo, marker = git_init(tmp_path / "repo"), tmp_path / "marker"
+    build(repo, {"CLAUDE.md": "Use tabs."})
+    plant_programs(repo, marker)
+    monkeypatch.chdir(repo)
+    args = ["render", str(repo), *_machine_args(tmp_path), "--client-version", "installed"]
+    passed_over = (
+        'relative PATH entries not looked in ("", ".", "node_modules/.bin": they name the '
+        "directory ctxasm runs in, which may be the repository's)"
+    )
+    done = ctxasm(args, env={"PATH": RELATIVE_PATH})
+    assert (done.exit_code, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"ctxasm: claude: Claude Code is not installed (not on PATH; {passed_over}); pass "
+        "--client-version with a modelled version (or latest)\n"
+    )
+    _fake_client(tmp_path / "bin", "claude", "2.1.197 (Claude Code)")
+    done = ctxasm(args, env={"PATH": f"{RELATIVE_PATH}:{tmp_path / 'bin'}"})
+    assert done.exit_code == 0
+    assert done.stderr == (
+        f"PATH: warning: {passed_over} looking for claude; ran {tmp_path / 'bin' / 'claude'} "
+        "[CTX606]\n"
+    )
+    assert not marker.exists()
 
 
 def test_installed_that_hangs_is_cut_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

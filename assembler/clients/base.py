@@ -242,14 +242,14 @@ class Client(abc.ABC, Generic[S]):
                 f"client version {asked}: ctxasm models no particular release of "
                 f"{self.title}; leave --client-version out"
             )
-        installed = None
-        if asked == INSTALLED:
-            from .installed import installed_version  # runs a process: only when asked
+        if asked != INSTALLED:
+            return table.choose(asked)
+        from .installed import installed_version  # runs a process: only when asked
 
-            installed = installed_version(
-                self.title, self.version_command, environ, self.version_environ
-            )
-        return table.choose(asked, installed)
+        installed = installed_version(
+            self.title, self.version_command, environ, self.version_environ
+        )
+        return table.choose(asked, installed.release)._replace(path_notes=installed.notes)
 
     @property
     def headless(self) -> Headless | None:

@@ -1,50 +1,64 @@
 """The release of an agent installed on this machine, as the agent itself reports it.
 
 `--client-version installed` runs the client's own `--version` (`Client.version_command`),
-found on the run's `PATH`, with its no-network variables set (`Client.version_environ`): no
-network, at most `TIMEOUT_S` seconds and `MAX_OUTPUT` bytes of output read, and the first
-release number in what it prints is the answer. Anything else is a `RequestError` that says
-how to go on without it.
+found in the absolute entries of the run's `PATH` (`discovery.programs`: a relative one may be
+the repository's), with its no-network variables set (`Client.version_environ`) and that
+`PATH` without its relative entries: no network, at most `TIMEOUT_S` seconds and `MAX_OUTPUT`
+bytes of output read, and the first release number in what it prints is the answer. Anything
+else is a `RequestError` that says how to go on without it.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
+from ..discovery.programs import absolute_path, on_path
 from ..display import shown
 from ..errors import RequestError
+from ..model import Diagnostic
 
 TIMEOUT_S = 10.0
 MAX_OUTPUT = 4096
 _RELEASE = re.compile(r"(?<![\d.])\d{1,9}(?:\.\d{1,9}){1,3}(?![\d.])")
 
 
+class Installed(NamedTuple):
+    """The release the installed client reported, and the warning that `PATH` entries were
+    passed over to find it (`CTX606`)."""
+
+    release: str
+    notes: tuple[Diagnostic, ...]
+
+
 def installed_version(
     title: str, command: Sequence[str], environ: Mapping[str, str], quiet: Mapping[str, str]
-) -> str:
+) -> Installed:
     """The release `command` (the client's `--version`) prints; `quiet`: variables that keep
     the client off the network while it answers."""
     if not command:
         raise RequestError(f"{title} cannot be asked its version; pass --client-version latest")
-    executable = shutil.which(command[0], path=environ.get("PATH") or os.defpath)
+    found = on_path(command[0], environ.get("PATH"))
     then = "pass --client-version with a modelled version (or latest)"
-    if executable is None:
-        raise RequestError(f"{command[0]}: {title} is not installed (not on PATH); {then}")
-    out = _run_bounded([executable, *command[1:]], {**environ, **quiet})
+    if found.path is None:
+        raise RequestError(
+            f"{command[0]}: {title} is not installed (not on PATH{found.missing()}); {then}"
+        )
+    path = absolute_path(environ.get("PATH"))
+    out = _run_bounded([found.path, *command[1:]], {**environ, **quiet, "PATH": path})
     if out is None:
         raise RequestError(
             f"{command[0]} {' '.join(command[1:])} did not answer within {TIMEOUT_S:g} s; {then}"
         )
-    found = _RELEASE.search(out)
-    if found is None:
+    release = _RELEASE.search(out)
+    if release is None:
         said = shown(out.strip().splitlines()[0] if out.strip() else "nothing")
         raise RequestError(f"{command[0]} printed no release number ({said!r}); {then}")
-    return found.group()
+    return Installed(release.group(), found.notes(command[0]))
 
 
 def _run_bounded(argv: list[str], env: Mapping[str, str]) -> str | None:

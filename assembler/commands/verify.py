@@ -10,7 +10,7 @@ import click
 from ..clients import registry
 from ..verify.check import TIMEOUT
 from ..verify.check import verify as run_verify
-from .echo import write_output
+from .echo import report, write_output
 from .options import Command, path_argument
 
 _VERIFIABLE = [c.name for c in registry.clients() if c.headless is not None]
@@ -85,7 +85,8 @@ def verify(
         version=client_version,
         timeout=timeout,
     )
+    report(verdict.notes)
     for line in verdict.withheld:
-        click.echo(f"ctxasm: verify: not given to the agent: {line}", err=True)
+        click.echo(f"ctxasm: verify: left out of the copy the agent ran in: {line}", err=True)
     write_output(verdict.text(), None)
     return 0 if verdict.agree else 1

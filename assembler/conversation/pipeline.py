@@ -142,7 +142,7 @@ class Conversation:
         self._context_due = False  # the instruction context is re-read at the next user turn
         self.store_dir = Path(store_dir)
         self.sessions_dir = self.store_dir / "sessions"
-        # Yours: a link at store_dir is followed; none below it (store.py).
+        # Yours: links above store_dir are followed; none at it or below it (store.py).
         self._sessions = Below(self.store_dir, ("sessions",))
         self.assembly, self.summarize, self.levels = assembly, summarize, levels
         self.keep_recent, self.prune_keep, self.clear_keep = keep_recent, prune_keep, clear_keep

@@ -3,11 +3,16 @@ full list, appended before anything is dropped) and `ctx.json` (the list after a
 compaction), as the first article keeps them (section 3.3).
 
 **Confined.** The directory the caller gives (`store_dir`, or `sessions_dir` given to
-`compact`) is theirs: a link there, or above it, is followed. Below it nothing is: each
-directory is opened relative to its parent's descriptor with `O_NOFOLLOW` (and created there
-if missing), and each file relative to its directory's, so a link, a FIFO or another file
-planted at `tool-results`, `sessions`, `raw.jsonl` or `ctx.json` is refused (or, for
-`ctx.json`, replaced), never written through. It does not write through
+`compact`) is theirs, but not a link standing at it: `.agent/sessions` in a checkout is where
+a repository would plant one, so a link there is refused, naming the directory it reaches to
+pass instead (as `output.write` refuses a planted `--out` link). Links above it are
+followed: they are the machine's layout (`/tmp` on macOS, a home on another disk), which
+nothing here could tell from a planted one without knowing the project, and the runtime
+reads nothing of the project. Below it nothing is followed: each directory is opened
+relative to its parent's descriptor with `O_NOFOLLOW` (and created there if missing), and
+each file relative to its directory's, so a link, a FIFO or another file planted at
+`tool-results`, `sessions`, `raw.jsonl` or `ctx.json` is refused (or, for `ctx.json`,
+replaced), never written through. It does not write through
 `output.write.write_file`, which follows links on purpose (the user's `--out` may be one),
 but replaces `ctx.json` with the same `replace_in`, relative to its directory's descriptor.
 
@@ -41,16 +46,18 @@ _READ_CHUNK = 1 << 20
 
 
 class Below(NamedTuple):
-    """The directory `parts` below the caller's `root`: links at `root` and above it are
-    followed (the caller chose it), none below it."""
+    """The directory `parts` below the caller's `root`: links above `root` are followed (the
+    caller's machine), none at it or below it. `given`: the parameter that named `root`, for
+    the message that refuses a link at it."""
 
     root: Path
     parts: tuple[str, ...] = ()
+    given: str = "store_dir"
 
     @classmethod
     def of(cls, place: PathLike | Below) -> Below:
-        """A path the caller gave is theirs, whole."""
-        return place if isinstance(place, Below) else cls(Path(place))
+        """A path the caller gave as `sessions_dir`."""
+        return place if isinstance(place, Below) else cls(Path(place), given="sessions_dir")
 
     @property
     def path(self) -> Path:
@@ -78,12 +85,41 @@ def _refuse(dir_fd: int, name: str, err: OSError, *, directory: bool = False) ->
     return Refused(err.errno, f"{shown(name)} {what}; move it away")
 
 
+def _linked_root(place: Below) -> Refused:
+    """The refusal of a link standing at `place.root`: what it reaches, to pass instead."""
+    root = str(place.root)
+    try:
+        reached = os.path.realpath(root, strict=True)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            where = f"to {shown(os.readlink(root))}, a loop of links"
+            then = f"pass another {place.given}"
+        else:  # dangling: following it would create its target
+            reached = os.path.realpath(root)
+            where = f"to {shown(reached)}, which does not exist"
+            then = f"pass {place.given}={shown(reached)!r} to write there"
+    else:
+        where = f"to {shown(reached)}"
+        then = f"pass {place.given}={shown(reached)!r} to write there"
+    return Refused(
+        errno.ELOOP,
+        f"{shown(root)} is a symlink {where}; a link at the store's directory may have been "
+        f"planted and is not written through: {then}",
+    )
+
+
 @contextlib.contextmanager
 def directory(place: Below) -> Iterator[int]:
     """A descriptor of `place`, each part created as needed and opened without following
-    a link; raises `OSError` (a `Refused` one for something planted)."""
+    a link at its root or below it; raises `OSError` (a `Refused` one for something
+    planted)."""
+    if os.path.islink(place.root):  # before `makedirs`, which fails on a dangling one unsaid
+        raise _linked_root(place)
     os.makedirs(place.root, exist_ok=True)
-    fd = os.open(place.root, _DIRECTORY)
+    try:
+        fd = os.open(place.root, _DIRECTORY | os.O_NOFOLLOW)
+    except OSError as err:
+        raise _linked_root(place) if os.path.islink(place.root) else err from None
     try:
         for part in place.parts:
             with contextlib.suppress(FileExistsError):

@@ -37,6 +37,9 @@ class Observer(Protocol):
     def saw(self, path: str) -> None:
         """The result depends on `path`: its content, its existence or what it points to."""
 
+    def read(self, path: str) -> None:
+        """The result depends on what `path` holds: it is about to be read (`saw` too)."""
+
     def listed(self, directory: str) -> None:
         """The entries of `directory` were read (a rules directory): adding one matters."""
 
@@ -59,6 +62,9 @@ class QuietObserver:
 
     def saw(self, path: str) -> None:
         pass
+
+    def read(self, path: str) -> None:
+        self.saw(path)
 
     def listed(self, directory: str) -> None:
         pass
@@ -131,13 +137,13 @@ class Disk:
     def read(self, path: str, max_bytes: int, st: os.stat_result | None = None) -> ReadResult:
         """`reader.read_text`: at most `max_bytes`, never blocking, never a special file."""
         if self.observer is not None:
-            self.observer.saw(path)
+            self.observer.read(path)
         return read_text(path, max_bytes, st)
 
     def read_head(self, path: str, max_bytes: int) -> ReadResult:
         """`reader.read_head`: the first `max_bytes` bytes, however large the file is."""
         if self.observer is not None:
-            self.observer.saw(path)
+            self.observer.read(path)
         return read_head(path, max_bytes)
 
     def cached(self, path: str, key: Hashable, st: os.stat_result | None, compute: Compute[T]) -> T:

@@ -10,8 +10,6 @@ very end of the system prompt"): `git --no-optional-locks status --short`, cut a
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -20,6 +18,7 @@ from typing import NamedTuple
 from ..model import Layer, Policy, Reason, Source, TokenCounter, Why
 from .context import Context
 from .loader import text_source
+from .programs import on_path
 
 MAX_STATUS_CHARS = 2000
 TRUNCATION_NOTE = (
@@ -41,7 +40,9 @@ class EnvironmentInfo(NamedTuple):
 
 def _git(cwd: str, environ: Mapping[str, str], *args: str) -> str | None:
     """Stdout of one git command (stripped), or None when git is missing or fails."""
-    executable = shutil.which("git", path=environ.get("PATH") or os.defpath)
+    # Never a `git` of a relative PATH entry: it runs in the repository, whose own `./git`
+    # `.` on PATH would name (docs/security.md, "Running programs").
+    executable = on_path("git", environ.get("PATH")).path
     if executable is None:
         return None
     # The run's environment (not the process's), without optional locks: reading status must

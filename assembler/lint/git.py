@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..discovery.disk import Disk
+from ..discovery.programs import on_path
 from ..discovery.reader import ReadStatus
 
 if TYPE_CHECKING:
@@ -159,11 +160,16 @@ class GitRepo:
 
         if not self._may_run():
             return None
+        # Never a `git` of a relative PATH entry: lint runs in the repository (`.` on PATH
+        # would run its own `./git`; docs/security.md, "Running programs").
+        git = on_path("git", os.environ.get("PATH")).path
+        if git is None:
+            return None
         try:
             return subprocess.Popen(
                 # `--work-tree`: a repository's own `core.worktree` (a `.git` shipped in a
                 # tarball) would point git at another directory, whose files lint would name.
-                ["git", *SAFE, "-C", str(self.root), "--work-tree", str(self.root), *args],
+                [git, *SAFE, "-C", str(self.root), "--work-tree", str(self.root), *args],
                 stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

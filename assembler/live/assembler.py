@@ -39,29 +39,37 @@ KEEP_RESULTS = 8  # requests (touched-path lists) whose result is kept
 
 class Dependencies(NamedTuple):
     """What a result depends on: paths (files, directories, missing candidates) and the
-    directories whose entries were read (a new entry there matters)."""
+    directories whose entries were read (a new entry there matters). `read`: those of the
+    paths whose content matters, read or considered as a source (a missing candidate); the
+    others only had their type or existence looked at (an entry of a rules directory)."""
 
     paths: tuple[str, ...] = ()
     listed: tuple[str, ...] = ()
+    read: frozenset[str] = frozenset()
 
 
 class Recorder(QuietObserver):
     """The observer of one run of an `Assembler`: each path's signature when first seen."""
 
-    __slots__ = ("listed_dirs", "reads", "seen", "since")
+    __slots__ = ("content", "listed_dirs", "reads", "seen", "since")
 
     def __init__(self, reads: ReadCache | None, since_ns: int) -> None:
         self.reads = reads
         self.since = since_ns
         self.seen: dict[str, Signature] = {}
         self.listed_dirs: dict[str, None] = {}
+        self.content: set[str] = set()  # `Dependencies.read`
 
     def candidate(self, path: str, layer: Layer, reason: Reason) -> None:
-        self.saw(path)
+        self.read(path)
 
     def saw(self, path: str) -> None:
         if path not in self.seen:
             self.seen[path] = signature(path)
+
+    def read(self, path: str) -> None:
+        self.saw(path)
+        self.content.add(path)
 
     def listed(self, directory: str) -> None:
         if directory not in self.listed_dirs:  # its entries matter now, not only its identity
@@ -69,13 +77,13 @@ class Recorder(QuietObserver):
         self.listed_dirs[directory] = None
 
     def cached(self, path: str, key: Hashable, st: os.stat_result | None, compute: Compute[T]) -> T:
-        self.saw(path)
+        self.read(path)
         if self.reads is None:
             return compute(st)
         return self.reads.cached(path, key, st, compute, self.since)
 
     def dependencies(self) -> Dependencies:
-        return Dependencies(tuple(self.seen), tuple(self.listed_dirs))
+        return Dependencies(tuple(self.seen), tuple(self.listed_dirs), frozenset(self.content))
 
 
 class _Result(NamedTuple):

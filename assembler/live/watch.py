@@ -12,6 +12,13 @@ Events are filtered down to the paths the result depends on, then debounced (`de
 seconds of quiet, at most `MAX_WAIT` in all). The re-run costs only `stat` calls when nothing
 relevant changed, so a stray event is cheap. A run that fails (an invalid policy file, the
 working directory removed) is reported and the watch goes on.
+
+`--out` may not be a file the run reads (a source, a missing candidate, settings): each
+render would feed the next. At start that is an error; later (a repository that swaps its
+rules directory for a link to `/` makes every rule file of the machine a rule, the output
+included) the render is not written while it lasts, said once, and the watch goes on.
+An output the run only looked at (an entry of a directory such a link walks) is written:
+its contents change nothing.
 """
 
 from __future__ import annotations
@@ -157,9 +164,11 @@ class Watcher:
         self._observer: _Watches | None = None
         self._watches: dict[str, tuple[object, tuple[int, int] | None]] = {}
         self.unwatched = 0  # directories wanted but over `MAX_WATCHED`, or refused a watch
+        self._said_unwatched = False
         self._planned: Dependencies | None = None
         self._last: Assembly | None = None
         self._text: str | None = None
+        self._error = ""  # the trouble said last, while it lasts
         self._tokens = 0
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -256,20 +265,53 @@ class Watcher:
                     # cannot render (another agent's): nothing to wait for.
                     raise
                 assembly, error = None, str(err)
-            if assembly is not None and self.out in self.assembler.dependencies.paths:
-                raise AssemblerError(
-                    f"{self.out}: --out is itself a source of the context; write it elsewhere"
-                )
             if not self._schedule(self.assembler.dependencies):
                 break  # no new watch: nothing happened unseen
+        fresh: tuple[Diagnostic, ...] = ()
+        if assembly is not None and (how := self._reads_out(assembly)):
+            if first:
+                raise AssemblerError(f"{self.out}: --out is itself {how}; write it elsewhere")
+            fresh, assembly = _fresh(self._last, assembly), None
+            error = f"{self.out}: --out is now {how}, so this render is not written to it"
         if assembly is None:
-            if failed_before:
+            if failed_before and error == self._error:
                 return None  # the same trouble goes on: it was said once
-            self._text = None
-            return Update(None, None, f"ctxasm: {display.shown(error)}; still watching")
+            self._text, self._error = None, error
+            line = f"ctxasm: {display.shown(error)}; still watching{self._unwatched_said()}"
+            return Update(None, None, line, fresh)
+        self._error = ""
         if assembly is self._last and not failed_before:
             return None
         return self._updated(assembly, text, first)
+
+    def _reads_out(self, assembly: Assembly) -> str:
+        """What `--out` is to a run that reads it, in a few words; "" when it does not (or
+        only looked at it: an entry of a rules directory that is no rule)."""
+        if self.out is None:
+            return ""
+        names = {self.out, os.path.realpath(self.out)}
+        if names.isdisjoint(self.assembler.dependencies.read):
+            return ""
+        for source in (*assembly.discovered, *assembly.conditional):
+            if source.path in names:
+                return f"read as a source of the context ({source.reason.text})"
+        if not os.path.lexists(self.out):
+            return "a file the agent would load once it is there"
+        return "a file the run reads (settings, a policy)"
+
+    def _unwatched_said(self) -> str:
+        """The directories not watched, the first time there are any since there were none
+        (a repository that links its rules to `/` mid-watch): "" otherwise."""
+        if bool(self.unwatched) == self._said_unwatched:
+            return ""
+        self._said_unwatched = bool(self.unwatched)
+        if not self.unwatched:
+            return ""
+        return (
+            f"; {self.unwatched:,} more directories are not watched (over "
+            f"{self.max_watched:,}, or the system gave no more watches): changes there are "
+            "not seen"
+        )
 
     def _updated(self, assembly: Assembly, text: str, first: bool) -> Update | None:
         before, self._last = self._last, assembly
@@ -285,20 +327,10 @@ class Watcher:
                 f"{display.counted(tokens, 'token')}{estimate}, "
                 f"in {display.counted(len(self._watches), 'directory', 'directories')} (Ctrl-C stops)"
             )
-            if self.unwatched:
-                line += (
-                    f"; {self.unwatched:,} more directories are not watched (over "
-                    f"{self.max_watched:,}, or the system gave no more watches): changes there "
-                    "are not seen"
-                )
         else:
             line = summary(before, assembly, self._tokens, tokens)
-        known = set(before.diagnostics) if before is not None else set()
-        fresh = tuple(
-            d
-            for d in assembly.diagnostics
-            if d.severity.rank >= Severity.WARNING.rank and d not in known
-        )
+        line += self._unwatched_said()
+        fresh = _fresh(before, assembly)
         self._text, self._tokens = text, tokens
         return Update(assembly, text, line, fresh, tokens)
 
@@ -331,6 +363,14 @@ class Watcher:
             self._watches[directory] = (watch, identity)
             added = True
         return added
+
+
+def _fresh(before: Assembly | None, after: Assembly) -> tuple[Diagnostic, ...]:
+    """The warnings and errors of `after` not in `before`'s (the last render written)."""
+    known = set(before.diagnostics) if before is not None else set()
+    return tuple(
+        d for d in after.diagnostics if d.severity.rank >= Severity.WARNING.rank and d not in known
+    )
 
 
 class _Watches(Protocol):

@@ -29,6 +29,7 @@ from ..discovery import locations
 from ..discovery.disk import Disk
 from ..display import shown
 from ..errors import VerifyError
+from ..model import Diagnostic
 from ..request import PathLike, Request
 from . import mirror
 from .compare import Difference, differences, report
@@ -63,6 +64,7 @@ class Verdict(NamedTuple):
     # What the program was not given of the files it would have read, each "<file>: <what>"
     # (hooks, helpers, MCP servers, `env`, ...): said on stderr, not a difference.
     withheld: tuple[str, ...] = ()
+    notes: tuple[Diagnostic, ...] = ()  # how the program was found (`CTX606`), for stderr
 
     @property
     def agree(self) -> bool:
@@ -241,7 +243,8 @@ def verify(
     hint = f"install {agent.title} or pass --bin with its path"
     with tempfile.TemporaryDirectory(prefix="ctxasm-verify-") as tmp:
         root = os.path.realpath(tmp)  # no link on the way: the program resolves the same
-        located = locate(program or headless.binary, environment(Path(root), {}), hint)
+        searched = {"PATH": os.environ.get("PATH", os.defpath)}  # its relative entries said
+        located, notes = locate(program or headless.binary, searched, hint)
         moved = [root + p for p in paths]
         with session(headless, located, Path(root + str(source)), moved) as started:
             reported = started.version(Path(root))
@@ -261,7 +264,9 @@ def verify(
         found = compare(client_sides(headless, turns), ctxasm_sides(headless, ours), shown_steps)
         found = tuple(_outside(d, where) for d in found)
     modelled = real[0].client_version or modelled  # the release ctxasm models for it
-    return Verdict(agent.title, reported, modelled, located, shown_steps, found, laid.withheld)
+    return Verdict(
+        agent.title, reported, modelled, located, shown_steps, found, laid.withheld, notes
+    )
 
 
 def _mirror(

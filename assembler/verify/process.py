@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -14,8 +13,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from ..discovery.programs import absolute_path, on_path
 from ..display import shown
 from ..errors import VerifyError
+from ..model import Diagnostic
 
 TAIL = 4096  # the bytes of its output kept to say why a run failed
 # Every proxy variable points at a port where nothing listens, except for the loopback
@@ -40,12 +41,23 @@ def environment(home: Path, extra: Mapping[str, str], path: str | None = None) -
     the proxies that go nowhere, no colour, and `extra` (its client's variables). Nothing
     else of ctxasm's own environment (no key, no variable that moves a home) reaches it."""
     environ = {
-        "PATH": os.environ.get("PATH", os.defpath) if path is None else path,
+        "PATH": absolute_path(os.environ.get("PATH", os.defpath) if path is None else path),
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "TERM": "dumb",
         "NO_COLOR": "1",
     }
+    # git run by the program (2.1.197 runs `git status`) takes configuration from the
+    # environment over every file, a repository's `.git/config` included: no fsmonitor command
+    # and no hooks, whatever a repository the program reaches says.
+    environ.update(
+        GIT_CONFIG_COUNT="2",
+        GIT_CONFIG_KEY_0="core.fsmonitor",
+        GIT_CONFIG_VALUE_0="false",
+        GIT_CONFIG_KEY_1="core.hooksPath",
+        GIT_CONFIG_VALUE_1=os.devnull,
+        GIT_TERMINAL_PROMPT="0",
+    )
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         environ[name] = environ[name.lower()] = _NOWHERE
     environ["NO_PROXY"] = environ["no_proxy"] = _LOOPBACK
@@ -53,16 +65,25 @@ def environment(home: Path, extra: Mapping[str, str], path: str | None = None) -
     return environ
 
 
-def locate(program: str, environ: Mapping[str, str], hint: str) -> str:
-    """The program's path: `program` itself when it names a file, else found on `PATH`."""
+class Located(NamedTuple):
+    """The program's path, and the warning that `PATH` entries were passed over (`CTX606`)."""
+
+    path: str
+    notes: tuple[Diagnostic, ...] = ()
+
+
+def locate(program: str, environ: Mapping[str, str], hint: str) -> Located:
+    """The program's path: `program` itself when it names a file (the user's `--bin`), else
+    found in the absolute entries of `PATH` (`discovery.programs`: a relative one may be the
+    repository's)."""
     if os.sep in program:
         if os.path.isfile(program) and os.access(program, os.X_OK):
-            return os.path.abspath(program)
+            return Located(os.path.abspath(program))
         raise VerifyError(f"{shown(program)}: not an executable file; {hint}")
-    found = shutil.which(program, path=environ.get("PATH"))
-    if found is None:
-        raise VerifyError(f"{shown(program)}: not found on PATH; {hint}")
-    return found
+    found = on_path(program, environ.get("PATH"))
+    if found.path is None:
+        raise VerifyError(f"{shown(program)}: not found on PATH{found.missing()}; {hint}")
+    return Located(found.path, found.notes(program))
 
 
 def run(

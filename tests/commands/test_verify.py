@@ -5,6 +5,7 @@ planted change makes it differ, 2 with one line when the program cannot be run."
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from tests.helpers import replay_agent
 from tests.helpers.cli import ctxasm
 from tests.helpers.client_cases import BY_NAME, lay_out, load, replayed
 from tests.helpers.clients import PINS
+from tests.helpers.trees import RELATIVE_PATH, plant_programs
 
 CASE = BY_NAME["demo-api"]
 PIN = PINS[0]  # Claude Code 2.1.197
@@ -80,6 +82,35 @@ def test_a_program_not_found_exits_2_in_one_line(fixed_tmp: Path) -> None:
     )
     assert (ran.exit_code, ran.stderr.count("\n")) == (2, 1)
     assert "claude: not found on PATH" in ran.stderr
+
+
+def test_the_program_is_never_the_repositorys(fixed_tmp: Path) -> None:
+    """Without `--bin`, in a repository holding its own `./claude` and
+    `./node_modules/.bin/claude`, with a PATH whose empty, `.` and `node_modules/.bin`
+    entries name them: the program run is the user's (found after them), and verify says
+    which entries it passed over; with none of the user's, one line and exit 2."""
+    cwd, args = _setup(fixed_tmp)
+    args = [*args[: args.index("--bin")], *args[args.index("--bin") + 2 :]]
+    marker = fixed_tmp / "marker"
+    plant_programs(cwd, marker)
+    passed_over = (
+        'relative PATH entries not looked in ("", ".", "node_modules/.bin": they name the '
+        "directory ctxasm runs in, which may be the repository's)"
+    )
+    with contextlib.chdir(cwd):  # the relative entries are of ctxasm's directory
+        ran = ctxasm(args, env={"PATH": f"{RELATIVE_PATH}:{fixed_tmp / 'bin'}"})
+        missing = ctxasm(args, env={"PATH": RELATIVE_PATH})
+    assert ran.exit_code == 0, ran.output
+    assert ran.stderr == (
+        f"PATH: warning: {passed_over} looking for claude; ran {fixed_tmp}/bin/claude [CTX606]\n"
+    )
+    assert ran.stdout.startswith(f"Claude Code 2.1.197 ({fixed_tmp}/bin/claude): the same")
+    assert (missing.exit_code, missing.stdout) == (2, "")
+    assert missing.stderr == (
+        f"ctxasm: claude: not found on PATH; {passed_over}; install Claude Code or pass --bin "
+        "with its path\n"
+    )
+    assert not marker.exists()
 
 
 def test_a_program_that_hangs_is_stopped_and_exits_2(fixed_tmp: Path) -> None:

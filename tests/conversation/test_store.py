@@ -1,5 +1,5 @@
-"""The store (issue 22, item 2): no write leaves the directory the caller gave, whatever
-links, FIFOs or hard links were planted below it; the caller's own directory may be a link."""
+"""The store: no write leaves the directory the caller gave, whatever links, FIFOs or hard
+links were planted at it or below it; links above it are the caller's machine, followed."""
 
 from __future__ import annotations
 
@@ -78,14 +78,79 @@ def test_a_link_planted_in_the_store_is_never_written_through(
         assert (store / planted).is_file() and not (store / planted).is_symlink()
 
 
-def test_the_callers_own_directory_may_be_a_link(tmp_path: Path) -> None:
+def test_a_link_above_the_callers_directory_is_followed(tmp_path: Path) -> None:
+    """The path to the store is the caller's machine (`/tmp -> /private/tmp` on macOS)."""
     real = tmp_path / "real"
     real.mkdir()
-    (tmp_path / "store").symlink_to(real)
-    ready = _compacting(tmp_path / "store").prepare(_big())
+    (tmp_path / "linked").symlink_to(real)
+    ready = _compacting(tmp_path / "linked" / "store").prepare(_big())
     assert ready.compaction is not None
-    assert sorted(p.name for p in (real / "sessions").iterdir()) == ["ctx.json", "raw.jsonl"]
-    assert (real / "tool-results" / "toolu_big.txt").read_text() == BIG
+    assert sorted(p.name for p in (real / "store/sessions").iterdir()) == ["ctx.json", "raw.jsonl"]
+    assert (real / "store/tool-results/toolu_big.txt").read_text() == BIG
+
+
+def _refusal(link: Path, reached: Path, given: str) -> str:
+    return (
+        f"{link} is a symlink to {reached}; a link at the store's directory may have been "
+        f"planted and is not written through: pass {given}='{reached}' to write there"
+    )
+
+
+def test_a_link_at_the_sessions_dir_given_to_compact_is_refused(tmp_path: Path) -> None:
+    """A repository's `.agent/sessions -> elsewhere`, given as `sessions_dir`: nothing is
+    written through it; the error names the link and the directory to pass instead."""
+    outside = _outside(tmp_path)
+    sessions = tmp_path / "repo/.agent/sessions"
+    sessions.parent.mkdir(parents=True)
+    sessions.symlink_to(outside)
+    messages = build("openai", session())
+    with pytest.raises(ConversationError) as refused:
+        compact(messages, summarize=lambda r: "<summary>s</summary>", sessions_dir=sessions)
+    assert str(refused.value) == (
+        f"{sessions}/raw.jsonl: cannot save the conversation "
+        f"({_refusal(sessions, outside, 'sessions_dir')}); nothing was dropped"
+    )
+    _untouched(outside)
+    done = compact(messages, summarize=lambda r: "<summary>s</summary>", sessions_dir=outside)
+    assert done.raw_path == outside / "raw.jsonl"  # the path it names is taken
+
+
+def test_a_link_at_the_store_dir_is_refused(tmp_path: Path) -> None:
+    """`Conversation(store_dir=".agent")` where `.agent` is a link: no output is saved
+    through it (the result is kept whole) and no compaction happens (nothing dropped)."""
+    outside = _outside(tmp_path)
+    store = tmp_path / "repo/.agent"
+    store.parent.mkdir(parents=True)
+    store.symlink_to(outside)
+    ready = _compacting(store).prepare(_big())
+    _untouched(outside)
+    assert ready.compaction is None
+    events = [str(e) for e in ready.events]
+    refusal = _refusal(store, outside, "store_dir")
+    assert any("kept whole" in e and refusal in e for e in events), events
+    assert any(f"{store}/sessions/raw.jsonl" in e and refusal in e for e in events), events
+
+
+@pytest.mark.parametrize("kind", ["dangling", "loop"])
+def test_a_dangling_or_looping_link_at_the_sessions_dir_is_refused(
+    kind: str, tmp_path: Path
+) -> None:
+    sessions = tmp_path / "sessions"
+    target = tmp_path / "created-through-the-link"
+    sessions.symlink_to(sessions if kind == "loop" else target)
+    with pytest.raises(ConversationError) as refused:
+        compact(
+            build("openai", session()), summarize=lambda r: "<summary>s</summary>",
+            sessions_dir=sessions,
+        )  # fmt: skip
+    said = str(refused.value)
+    if kind == "loop":
+        assert f"{sessions} is a symlink to {sessions}, a loop of links;" in said
+        assert said.endswith("pass another sessions_dir); nothing was dropped")
+    else:
+        assert f"{sessions} is a symlink to {target}, which does not exist;" in said
+        assert f"pass sessions_dir='{target}' to write there" in said
+    assert not target.exists()
 
 
 def test_a_fifo_at_raw_jsonl_is_refused_without_waiting(tmp_path: Path) -> None:

@@ -202,3 +202,19 @@ def bytes_read() -> int:
     """What this process has read so far (`rchar` of /proc/self/io: every `read` call)."""
     with open("/proc/self/io") as io:
         return int(next(line for line in io if line.startswith("rchar:")).split()[1])
+
+
+# A PATH's relative entries, as a user's may hold them: the empty one (the leading `:`), `.`
+# and `node_modules/.bin`. Each names a directory of whatever directory a process runs in.
+RELATIVE_PATH = ":.:node_modules/.bin"
+
+
+def plant_programs(repo: Path, marker: Path, names: tuple[str, ...] = ("claude",)) -> None:
+    """A repository's own `./<name>` and `./node_modules/.bin/<name>`: real executables that
+    append their path to `marker` (outside the repository) and print a release number."""
+    for directory in (repo, repo / "node_modules" / ".bin"):
+        directory.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            script = directory / name
+            script.write_text(f'#!/bin/sh\necho "$0" >> "{marker}"\necho 2.1.197\n')
+            script.chmod(0o755)

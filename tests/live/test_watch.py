@@ -3,11 +3,15 @@ and the render equals a fresh `assemble()`; waits poll the output with a deadlin
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from assembler import Assembler, DiscoveryError, assemble
+from assembler.errors import AssemblerError
 from assembler.live.watch import Update, Watcher, relevant
+from assembler.output.write import write_file
 from tests.helpers.trees import ROOT, build, git_init, machine
 
 WAIT = 15.0  # generous: a passing test never waits this long
@@ -24,11 +30,21 @@ WAIT = 15.0  # generous: a passing test never waits this long
 class Session:
     """A `Watcher` on `cwd` and every update it gave, in order."""
 
-    def __init__(self, tmp_path: Path, cwd: Path, debounce: float = 0.02) -> None:
-        self.tmp_path, self.cwd = tmp_path, cwd
+    def __init__(
+        self, tmp_path: Path, cwd: Path, debounce: float = 0.02, out: Path | None = None
+    ) -> None:
+        self.tmp_path, self.cwd, self.out = tmp_path, cwd, out
         self.assembler = Assembler(cwd, **machine(tmp_path))
-        self.watcher = Watcher(self.assembler, render=lambda a: a.render("xml"), debounce=debounce)
+        self.watcher = Watcher(
+            self.assembler, render=lambda a: a.render("xml"), debounce=debounce, out=out
+        )
         self.updates = [self.watcher.start()]
+        self._written(self.updates[0])
+
+    def _written(self, update: Update) -> None:
+        """What `ctxasm watch --out` does with an update: its render into `out`."""
+        if self.out is not None and update.text is not None:
+            write_file(self.out, update.text)
 
     def fresh(self) -> str:
         return assemble(self.cwd, **machine(self.tmp_path)).render("xml")
@@ -42,6 +58,7 @@ class Session:
             update = self.watcher.next_update(timeout=left)
             if update is not None:
                 self.updates.append(update)
+                self._written(update)
         return self.updates[-1]
 
     def rendered(self, text: str) -> Update:
@@ -205,6 +222,91 @@ def test_stop_ends_updates(session: Session, tree: Path) -> None:
     assert session.watcher.next_update(timeout=WAIT) is None
 
 
+# --- --out and what the run reads ----------------------------------------------------------
+
+
+def _swap_rules_for_a_link(tree: Path, target: Path) -> None:
+    """What a repository may do while a watch runs: `.claude/rules` becomes a link."""
+    shutil.rmtree(tree / ".claude" / "rules")
+    os.symlink(target, tree / ".claude" / "rules")
+
+
+def test_an_out_the_rules_link_only_walks_past_is_written(tmp_path: Path, tree: Path) -> None:
+    """`.claude/rules` swapped for a link to a tree `--out` is written in (as a link to `/`
+    is to every tree): the output is an entry the walk looks at, not a rule (`ctx.xml`), so
+    it changes nothing the run reads. The watch renders the new rules and writes them (it
+    exited 2 with "--out is itself a source of the context", which it was not)."""
+    shared = tmp_path / "shared"
+    build(shared, {"team.md": "Team rule.", "out": None})
+    out = shared / "out" / "ctx.xml"
+    watching = Session(tmp_path, tree, out=out)
+    try:
+        assert out.read_text() == watching.fresh()
+        _swap_rules_for_a_link(tree, shared)
+        update = watching.rendered(watching.fresh())
+        assert "Team rule." in (update.text or "")
+        assert update.line.startswith(
+            f"ctxasm: added {shared}/team.md; removed .claude/rules/style.md; "
+        )
+        assert [d.code for d in update.diagnostics] == ["CTX801"]  # the link leads out
+        assert out.read_text() == update.text
+    finally:
+        watching.watcher.close()
+
+
+def test_an_out_the_rules_link_makes_a_rule_is_not_written_while_it_is(
+    tmp_path: Path, tree: Path
+) -> None:
+    """The same with `--out ctx.md`: through the link the output is a rule, so writing it
+    would feed each render into the next. One line says so, the file is left as it was, the
+    watch goes on, and once the link is gone it writes again."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    out = shared / "ctx.md"
+    watching = Session(tmp_path, tree, out=out)
+    try:
+        written = out.read_text()
+        _swap_rules_for_a_link(tree, shared)
+        update = watching.until(lambda u: u.text is None)
+        assert update.line == (
+            f"ctxasm: {out}: --out is now read as a source of the context (rule in "
+            ".claude/rules), so this render is not written to it; still watching"
+        )
+        assert out.read_text() == written
+        os.unlink(tree / ".claude" / "rules")
+        build(tree, {".claude/rules/style.md": "Style, back."})
+        update = watching.rendered(watching.fresh())
+        assert out.read_text() == update.text and "Style, back." in update.text
+    finally:
+        watching.watcher.close()
+
+
+@pytest.mark.parametrize(
+    ("out", "said"),
+    [
+        ("CLAUDE.md", "read as a source of the context (in cwd)"),
+        ("CLAUDE.local.md.missing", None),
+        (".claude/settings.json", "a file the run reads (settings, a policy)"),
+        ("nowhere/CLAUDE.local.md", None),
+    ],
+)
+def test_an_out_the_run_reads_is_refused_at_start(
+    tmp_path: Path, tree: Path, out: str, said: str | None
+) -> None:
+    (tree / "CLAUDE.local.md").unlink()
+    (tree / ".claude/settings.json").write_text("{}")
+    if out == "CLAUDE.local.md.missing":
+        out, said = "CLAUDE.local.md", "a file the agent would load once it is there"
+    assembler = Assembler(tree, **machine(tmp_path))
+    with Watcher(assembler, render=lambda a: a.text, out=tree / out) as watcher:
+        if said is None:  # looked at by no run: written
+            assert watcher.start().text is not None
+            return
+        with pytest.raises(AssemblerError) as refused:
+            watcher.start()
+    assert str(refused.value) == f"{tree / out}: --out is itself {said}; write it elsewhere"
+
+
 # --- the real CLI, in a subprocess --------------------------------------------------------
 
 
@@ -282,6 +384,30 @@ def test_watched_directories_are_capped_and_the_cap_is_said(tmp_path: Path) -> N
         assert len(watcher.directories) == 3
         assert watcher.unwatched > 0
         assert f"{watcher.unwatched} more directories are not watched (over 3" in first.line
+
+
+def test_directories_over_the_cap_later_are_said_once(tmp_path: Path) -> None:
+    """A watch that needs more directories than it may watch only later (rules linked to a
+    large tree mid-watch) says so on that update's line, once."""
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "Root.", "repo/.claude/rules/r.md": "rule"})
+    with Watcher(Assembler(tmp_path / "repo", **machine(tmp_path)), render=str) as counting:
+        counting.start()
+        cap = len(counting.directories) + 2  # room for two of the six directories to come
+    assembler = Assembler(tmp_path / "repo", **machine(tmp_path))
+    with Watcher(assembler, render=lambda a: a.text, max_watched=cap, debounce=0.02) as watcher:
+        assert "not watched" not in watcher.start().line
+        build(tmp_path, {f"staged/d{i}/r.md": f"rule {i}" for i in range(6)})
+        os.rename(tmp_path / "staged", tmp_path / "repo/.claude/rules/more")  # all at once
+        update = watcher.next_update(timeout=WAIT)
+        assert update is not None and watcher.unwatched > 0
+        assert update.line.endswith(
+            f"; {watcher.unwatched} more directories are not watched (over {cap}, or the system "
+            "gave no more watches): changes there are not seen"
+        )
+        (tmp_path / "repo/CLAUDE.md").write_text("Root, edited.")
+        update = watcher.next_update(timeout=WAIT)
+        assert update is not None and "not watched" not in update.line
 
 
 def test_a_watch_of_many_directories_fits_in_a_small_address_space(tmp_path: Path) -> None:
@@ -373,3 +499,61 @@ def test_a_rules_link_to_a_wide_tree_is_watched_by_one_thread_in_bounded_memory(
     assert code == 0
     assert status["Threads"] <= 4, status
     assert status["VmPeak"] < 512 << 10, status  # KiB: under half of the 1 GiB limit
+
+
+def test_rules_swapped_for_a_link_to_the_root_while_watching(tmp_path: Path) -> None:
+    """`ctxasm watch --out ctx.xml` while the repository swaps `.claude/rules` for a link to
+    `/`: the walk of `/` stops at its limits (`CTX704`, said with the update), it may pass
+    the output file (through `/tmp`, or `/proc/PID/cwd`: the watch runs in the repository),
+    which it only looks at; the watch goes on and writes the next change. It exited 2 with
+    "--out is itself a source of the context"."""
+    top = Path(tempfile.mkdtemp(prefix="w", dir="/tmp"))  # few entries before it in /tmp
+    try:
+        repo = git_init(top / "repo")
+        build(top, {"repo/CLAUDE.md": "Root.\n", "repo/.claude/rules/style.md": "Style.\n"})
+        build(top, {"home": None, "managed": None})
+        out = repo / "ctx.xml"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "assembler", "watch", str(repo), "--out", str(out),
+             "--debounce", "20", "--home", str(top / "home"), "--managed-dir", str(top / "managed")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=repo,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        said: queue.Queue[str] = queue.Queue()  # a burst of lines: read by a thread
+
+        def read() -> None:
+            for line in proc.stderr or ():
+                said.put(line)
+            said.put("")  # the watch ended
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        try:
+            assert said.get(timeout=60).startswith("ctxasm: watching 2 sources, ")
+            poll(out, lambda text: "Style." in text)
+            shutil.rmtree(repo / ".claude" / "rules")
+            os.symlink("/", repo / ".claude" / "rules")
+            lines: list[str] = []
+            while not any("[CTX704]" in line for line in lines):
+                lines.append(said.get(timeout=60))
+                assert lines[-1], f"the watch ended: {lines}"
+            assert lines[0].startswith("ctxasm: removed .claude/rules/style.md; "), lines
+            assert "more directories are not watched (over 1,024" in lines[0]
+            assert (
+                ".claude/rules: warning: rules directory over 20,000 entries; the rest is "
+                "not loaded"
+            ) in "".join(lines)
+            (repo / "CLAUDE.md").write_text("Root, edited.\n")
+            poll(out, lambda text: "Root, edited." in text and "Style." not in text)
+            assert proc.poll() is None
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=WAIT)
+            reader.join(timeout=WAIT)
+        rest = "".join(said.queue)
+        assert proc.returncode == 0, rest
+        assert "--out is" not in "".join(lines) + rest
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(top / "repo" / ".claude" / "rules")  # never rmtree through a link to /
+        shutil.rmtree(top)

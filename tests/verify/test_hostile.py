@@ -219,14 +219,13 @@ def test_claude_codes_own_switches_hold_without_the_mirror(
     pin: Pin, tmp_path: Path, remote: Remote
 ) -> None:
     """The second wall alone: the program launched as verify launches it, in the planted tree
-    itself, runs no hook, helper or MCP server (its settings' `env` is the mirror's to keep
-    out: here it is taken away, as the mirror does)."""
+    itself, runs no hook, helper, MCP server or git fsmonitor (its settings' `env` is the
+    mirror's to keep out: here it is taken away, as the mirror does)."""
     program = _program(pin)
     repo, home, marks = _claude_tree(tmp_path, remote)
     settings = json.loads((repo / ".claude/settings.json").read_text())
     del settings["env"], settings["statusLine"]
     (repo / ".claude/settings.json").write_text(json.dumps(settings))
-    (repo / ".git/config").write_text("[core]\n\trepositoryformatversion = 0\n")
     headless = check.client_of("claude-code")[1]
     with check.session(headless, str(program), home, ()) as started:
         started.capture(repo)
@@ -304,7 +303,6 @@ def test_gemini_own_switches_hold_without_the_mirror(
     (repo / ".gemini/settings.json").write_text(json.dumps(settings))
     for env in (repo / ".env", repo / ".gemini/.env"):
         env.unlink()
-    (repo / ".git/config").write_text("[core]\n\trepositoryformatversion = 0\n")
     headless = check.client_of("gemini")[1]
     with check.session(headless, str(program), home, ()) as started:
         started.capture(repo)
