@@ -82,12 +82,12 @@ CATALOGUE: tuple[Code, ...] = (
     (FINDINGS_CAPPED := Code("CTX008", "findings-left-out", "lint left findings out: over 100 of one code in a file, imports past the 2,000 it follows from one file, or files past its walk limits", WARNING)),
     (GIT_UNLISTED := Code("CTX009", "repository-not-listed", "git could not list the repository (a FIFO or device where git reads, or git stuck): lint checked what a walk finds", ERROR)),
     # Size.
-    (TOO_MANY_LINES := Code("CTX101", "too-many-lines", "over 200 lines (the policy's guidance for one file)", WARNING, size=True)),
-    (TOO_MANY_BYTES := Code("CTX102", "too-many-bytes", "over 25,000 bytes", WARNING, size=True)),
+    (TOO_MANY_LINES := Code("CTX101", "too-many-lines", "over the agent's line guidance for one file (its policy's `[lint] max_lines`)", WARNING, size=True)),
+    (TOO_MANY_BYTES := Code("CTX102", "too-many-bytes", "over the agent's size guidance for one file (its policy's `[lint] max_bytes`)", WARNING, size=True)),
     (FILE_CHARS := Code("CTX103", "over-file-char-limit", "over the policy's per-file character limit: cut", WARNING, WARNING, size=True)),
-    (LARGE_FILE := Code("CTX104", "large-file", "over 40,000 characters: large enough to hurt the agent's performance", WARNING, size=True)),
-    (TOO_LARGE := Code("CTX105", "over-4mib", "over 4 MiB: not loaded (the client skips it)", ERROR, ERROR, Skip.TOO_LARGE, size=True)),
-    (INDEX_CUT := Code("CTX106", "memory-index-cut", "a memory index over 200 lines or 25,000 characters: the client cuts it", WARNING, WARNING, size=True)),
+    (LARGE_FILE := Code("CTX104", "large-file", "over the agent's large-file warning (its policy's `large_file_chars`): large enough to hurt its performance", WARNING, size=True)),
+    (TOO_LARGE := Code("CTX105", "over-4mib", "over the largest file the agent reads (its policy's `skip_bytes`): not loaded", ERROR, ERROR, Skip.TOO_LARGE, size=True)),
+    (INDEX_CUT := Code("CTX106", "memory-index-cut", "a memory index over the agent's index limits (`index_lines`, `index_chars`): the client cuts it", WARNING, WARNING, size=True)),
     # Imports.
     (IMPORT_MISSING := Code("CTX201", "import-missing", "@import of a file that does not exist", WARNING, INFO, Skip.MISSING)),
     (IMPORT_CYCLE := Code("CTX202", "import-cycle", "@imports that form a cycle", WARNING, INFO, Skip.CYCLE)),

@@ -76,3 +76,20 @@ def dumps(value: Any, **options: Any) -> str:
         return text
     # Inside a JSON string: the display form's backslash is itself escaped.
     return _pattern(_SURROGATE).sub(lambda m: _escape(m.group()).replace("\\", "\\\\"), text)
+
+
+def format_file_size(size: int) -> str:
+    """Claude Code's `formatFileSize` (`24.4KB`, `1.5MB`, `512 bytes`; 1,280 bytes is `1.3KB`:
+    half up, as JavaScript's `toFixed` rounds an exact quotient): the one port, which its
+    memory-index warning and the conversation runtime's persisted-output block both print."""
+    from decimal import ROUND_HALF_UP, Decimal  # rarely needed: not imported at start-up
+
+    value = Decimal(size) / 1024
+    if value < 1:
+        return f"{size} bytes"
+    for unit in ("KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            text = str(value.quantize(Decimal("0.1"), ROUND_HALF_UP))
+            return (text[:-2] if text.endswith(".0") else text) + unit
+        value /= 1024
+    raise AssertionError("unreachable")

@@ -176,10 +176,12 @@ class RulesOrder(enum.Enum):
 class Limits(NamedTuple):
     file_chars: int = 0
     truncation_marker: str = "\n...(truncated)"
+    # The largest file read; a client's policy sets its own skip (ctxasm's bound otherwise).
     skip_bytes: int = 4 * 1024 * 1024
-    large_file_chars: int = 40_000
-    index_lines: int = 200
-    index_chars: int = 25_000
+    # 0: the agent has no such limit. Each client's policy (`policies/`) sets its own.
+    large_file_chars: int = 0
+    index_lines: int = 0
+    index_chars: int = 0
     max_tokens: int = 0
 
 
@@ -202,8 +204,9 @@ class LintSettings(NamedTuple):
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     severity: tuple[tuple[str, str], ...] = ()  # CODE -> "error" | "warning" | "info" | "off"
-    max_lines: int = 200  # the client's guidance for one instruction file
-    max_bytes: int = 25_000
+    # The agent's guidance for one instruction file (its policy's `[lint]`); 0: none.
+    max_lines: int = 0
+    max_bytes: int = 0
 
 
 class Policy(NamedTuple):

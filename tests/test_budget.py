@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from assembler import Layer, estimate_tokens
-from assembler.budget import format_file_size, limit_chars, truncate_index
+from assembler.budget import limit_chars
+from assembler.clients.claude_code.memory_index import truncate_index
 from assembler.clients.claude_code.settings import slug
+from assembler.display import format_file_size
 from tests.helpers.trees import build, git_init, run
 
 

@@ -9,7 +9,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from assembler.budget import truncate_index
+from assembler.clients.claude_code.memory_index import truncate_index
 from assembler.clients.claude_code.settings import slug
 from tests.helpers.trees import DATA, git_init, run
 

@@ -33,7 +33,8 @@ from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from assembler import Assembly, Layer, Severity, Source, assemble, estimate_tokens
-from assembler.budget import BUDGET_MARKER, truncate_index
+from assembler.budget import BUDGET_MARKER
+from assembler.clients.claude_code.memory_index import truncate_index
 from assembler.output.formats import names as format_names
 from tests.helpers.trees import git_init
 

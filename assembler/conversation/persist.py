@@ -32,7 +32,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..display import shown
+from ..display import format_file_size, shown
 from ..errors import ConversationError
 from .messages import Result, Scan, Unknown, scan, with_results
 from .store import Below, save_new
@@ -109,18 +109,6 @@ def is_persisted(text: str) -> bool:
     return len(text) <= _BLOCK_MAX and _BLOCK.match(text) is not None
 
 
-def format_size(size: int) -> str:
-    """Claude Code's `formatFileSize`: bytes, then KB/MB/GB with one decimal, ".0" dropped."""
-    value = float(size)
-    if value < 1024:
-        return f"{size} bytes"
-    for unit in ("KB", "MB", "GB"):
-        value /= 1024
-        if value < 1024 or unit == "GB":
-            return f"{value:.1f}".removesuffix(".0") + unit
-    raise AssertionError("unreachable")
-
-
 def _stem(tool_use_id: str) -> str:
     """The file name of an id, less `.txt`: the id itself when it is 1-128 of `[A-Za-z0-9_-]`;
     any other id (a `/`, `..`, a NUL, a very long id) its first 48 characters made safe, `~`,
@@ -167,9 +155,9 @@ def persist_text(text: str, tool_use_id: str, store_dir: str | os.PathLike[str])
         reason = f"cannot write {shown(str(first))} ({err.strerror or err})"
         return Persisted(Action.FAILED, text, tool_use_id, len(text), None, reason)
     block = BLOCK.format(
-        size=format_size(len(data)),
+        size=format_file_size(len(data)),
         path=path,
-        preview_size=format_size(PREVIEW_BYTES),
+        preview_size=format_file_size(PREVIEW_BYTES),
         preview=preview(text),
     )
     return Persisted(Action.PERSISTED, block, tool_use_id, len(text), path)

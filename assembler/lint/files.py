@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from .. import codes
 from ..clients import registry
 from ..clients.base import Advice, Client, FileKind, FileRole
+from ..clients.claude_code.memory_index import truncate_index
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk, Observer
@@ -32,7 +33,7 @@ from ..discovery.locations import OPEN_SKILL_HOME, RealDirs, in_skill_folder
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..display import PATTERN_CHARS
 from ..display import shown as display_form
-from ..model import Diagnostic, Layer, Policy, Severity
+from ..model import Diagnostic, Layer, Limits, LintSettings, Policy, Severity
 from ..output.sections import (
     MARKDOWN_HEADING,
     markdown_headings,
@@ -43,6 +44,7 @@ from ..parsing import frontmatter as fm
 from ..parsing.imports import TEXT_EXTENSIONS, iter_imports
 from ..parsing.parse import Parsed, Switches, parse
 from ..parsing.positions import Lines
+from ..policy import agent_policy
 from ..tokens import estimate_tokens
 from ..versions import NO_VERSION, ClientVersion
 from .git import GitRepo
@@ -149,6 +151,12 @@ def classify(path: Path, shown: str, first: Client[Any] | None = None) -> FileIn
 def user_dirs(home: Path) -> list[Path]:
     """The directories of the user's own files of every registered agent (`Client.user_dir`)."""
     return [d for c in registry.clients() if (d := c.user_dir(home)) is not None]
+
+
+def _size_limit(limit: int) -> str:
+    """A policy's byte limit as its message says it: `4 MiB`, or `1,000,000-byte`."""
+    mib, rest = divmod(limit, 1024 * 1024)
+    return f"{mib} MiB" if mib and not rest else f"{limit:,}-byte"
 
 
 def _advice(info: FileInfo) -> Advice:
@@ -297,6 +305,31 @@ class FileChecker:
         self._resolved: dict[tuple[str, tuple[str, ...]], Sequence[tuple[str, str]]] = {}
         self._structure = structure_pattern(section_tags(policy), policy.boundary)
         self._tracked = TrackedFiles(repo) if repo is not None else None
+        self._agents: dict[str, Policy] = {}  # another agent's built-in policy, by name
+
+    def _sized_by(self, info: FileInfo) -> tuple[LintSettings, Limits]:
+        """The size limits that apply to `info`: the run's agent's (its policy, a project's
+        `[lint]` included) and, where it has none, those of the agent the file is for (a
+        CLAUDE.md under `--policy codex` keeps Claude Code's line guidance); never a third
+        agent's, so an AGENTS.md under `--policy codex` gets no line guidance at all."""
+        run = self.policy
+        agent = info.client
+        if agent is None or agent.name == run.client:
+            return run.lint, run.limits
+        if agent.name not in self._agents:
+            self._agents[agent.name] = agent_policy(agent)
+        own = self._agents[agent.name]
+        return (
+            run.lint._replace(
+                max_lines=run.lint.max_lines or own.lint.max_lines,
+                max_bytes=run.lint.max_bytes or own.lint.max_bytes,
+            ),
+            run.limits._replace(
+                large_file_chars=run.limits.large_file_chars or own.limits.large_file_chars,
+                index_lines=run.limits.index_lines or own.limits.index_lines,
+                index_chars=run.limits.index_chars or own.limits.index_chars,
+            ),
+        )
 
     def check(self, info: FileInfo) -> Checked:
         """The file's own findings, and its text (None when unreadable) for later checks."""
@@ -355,7 +388,7 @@ class FileChecker:
         if result.status is ReadStatus.TOO_LARGE:
             add(
                 1, 1, codes.TOO_LARGE,
-                f"{result.size:,} bytes, over the 4 MiB limit: {_advice(info).too_large}",
+                f"{result.size:,} bytes, over the {_size_limit(self.policy.limits.skip_bytes)} limit: {_advice(info).too_large}",
             )  # fmt: skip
             return
         reason = result.detail or result.status.value
@@ -364,16 +397,16 @@ class FileChecker:
 
     def _size(self, info: FileInfo, text: str, size: int, add: Add) -> None:
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        guidance = self.policy.lint
+        guidance = self._sized_by(info)[0]
         # Not for an index the client cuts (CTX106), a skill's reference, read on demand, nor
         # a client's settings file.
         guided = info.kind not in (FileKind.MEMORY, FileKind.REFERENCE, FileKind.SETTINGS)
-        if guided and lines > guidance.max_lines:
+        if guided and guidance.max_lines and lines > guidance.max_lines:
             add(
                 guidance.max_lines + 1, 1, codes.TOO_MANY_LINES,
                 f"{lines} lines, over the {guidance.max_lines}-line limit: {_advice(info).split}",
             )  # fmt: skip
-        if guided and size > guidance.max_bytes:
+        if guided and guidance.max_bytes and size > guidance.max_bytes:
             add(
                 1, 1, codes.TOO_MANY_BYTES,
                 f"{size:,} bytes, over the {guidance.max_bytes:,}-byte limit: move detail into imported files",
@@ -388,22 +421,20 @@ class FileChecker:
     def _content(self, info: FileInfo, parsed: Parsed, add: Add) -> None:
         """Empty, a memory index the client cuts, or large enough to hurt performance."""
         processed = parsed.text
-        limits = self.policy.limits
+        limits = self._sized_by(info)[1]
         if not parsed.stripped:
             add(
                 1, 1, codes.EMPTY,
                 "empty once frontmatter and comments are removed: the client skips it; add text or delete it",
             )  # fmt: skip
         elif info.kind is FileKind.MEMORY:
-            from ..budget import truncate_index
-
             cut = truncate_index(processed, limits.index_lines, limits.index_chars, info.path.name)
             if cut is not None:
                 add(
                     1, 1, codes.INDEX_CUT,
                     f"{info.path.name} is {cut[1]}: the client cuts it; keep one line per entry, detail in topic files",
                 )  # fmt: skip
-        elif len(processed) > limits.large_file_chars:
+        elif limits.large_file_chars and len(processed) > limits.large_file_chars:
             add(
                 1, 1, codes.LARGE_FILE,
                 f"{len(processed):,} characters (over {limits.large_file_chars:,}): {_advice(info).large}",

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assembler.conversation import Kind, persist_results, persist_tool_result
-from assembler.conversation.persist import Action, format_size, preview, result_path
+from assembler.conversation.persist import Action, preview, result_path
+from assembler.display import format_file_size as format_size
 from tests.helpers.conversations import SHAPES, Call, Out, Step, User, build, results
 
 
@@ -37,12 +38,15 @@ def test_a_result_over_50000_chars_is_saved_and_replaced_by_the_articles_block(
 
 
 def test_sizes_print_as_claude_codes_format_file_size() -> None:
-    assert [format_size(n) for n in (512, 2_000, 46_285, 1024, 3 * 1024 * 1024)] == [
+    sizes = (512, 2_000, 46_285, 1024, 3 * 1024 * 1024, 1_280, 1_280 * 1024)
+    assert [format_size(n) for n in sizes] == [
         "512 bytes",
         "2KB",
         "45.2KB",
         "1KB",
         "3MB",
+        "1.3KB",  # the client rounds half up; the runtime's own port said 1.2KB
+        "1.3MB",
     ]
 
 
