@@ -136,3 +136,17 @@ def test_a_budget_that_holds_no_source_is_an_error_not_an_empty_success(tmp_path
         timeout=60,
     )
     assert done.returncode == 1 and "raise --max-tokens [CTX601]" in done.stderr
+
+
+def test_lint_counts_with_the_counter_it_is_given(tmp_path: Path) -> None:
+    """`lint(counter=...)` was accepted and ignored: a counter of 10**6 a text still gave
+    CTX601 "535 tokens (estimated)"."""
+    from assembler.lint import lint
+
+    git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "one two three\n"})
+    machine = {"home": tmp_path / "home", "managed_dir": tmp_path / "m", "environ": {}}
+    huge = lint(cwd=tmp_path / "repo", max_tokens=1_000, counter=lambda t: 10**6, **machine)
+    [over] = [f for f in huge.findings if f.code == "CTX601"]
+    assert "(estimated)" not in over.message and "1,000,000" in over.message
+    assert [f.code for f in lint(cwd=tmp_path / "repo", max_tokens=1_000, **machine).findings] == []

@@ -14,7 +14,16 @@ from assembler.policy import load_policy
 
 PACKAGE = Path(__file__).resolve().parent.parent / "assembler"
 # Where a run's limits are decided and said: none of them may hold a client's number.
-NEUTRAL = ("model.py", "codes.py", "budget.py", "policy.py", "assembly.py", "lint", "output", "live")
+NEUTRAL = (
+    "model.py",
+    "codes.py",
+    "budget.py",
+    "policy.py",
+    "assembly.py",
+    "lint",
+    "output",
+    "live",
+)
 NUMBERS = {25_000, 40_000}
 WORDS = ("200-line", "200 lines", "25,000", "40,000")
 

@@ -21,9 +21,10 @@ from ..discovery.disk import Disk
 from ..discovery.locations import find_git_root
 from ..discovery.rules import RULES_MAX_FILES
 from ..errors import AssemblerError
-from ..model import Policy, Severity
+from ..model import Policy, Severity, TokenCounter
 from ..policy import resolve_policy
 from ..request import Options, PathLike, Request, checked_path, checked_paths
+from ..tokens import estimate_tokens
 from ..versions import NO_VERSION, ClientVersion
 from .context import LOADS_AT_START, StartChecks, Starts
 from .duplicates import Duplicates
@@ -203,7 +204,7 @@ def lint(
     client = registry.get(policy.client)
     version = client.choose_version(request.client_version, request.environ)
     levels = _levels(policy, select, ignore, size_errors)
-    run = _Run.of(policy, machine, levels, request.max_tokens or 0, version)
+    run = _Run.of(policy, machine, levels, request.max_tokens or 0, version, request.counter)
     whole_tree = not files and cwd is None
     repos = _Repos()
     try:
@@ -259,9 +260,10 @@ class _Run(NamedTuple):
         levels: Mapping[str, Severity | None],
         max_tokens: int,
         version: ClientVersion = NO_VERSION,
+        counter: TokenCounter = estimate_tokens,
     ) -> _Run:
         wanted = frozenset(code for code, level in levels.items() if level is not None)
-        starts = Starts(policy, machine, version)
+        starts = Starts(policy, machine, version, counter)
         checks = StartChecks(starts, max_tokens, wanted)
         return cls(policy, machine, levels, starts, Duplicates(starts, wanted), checks)
 

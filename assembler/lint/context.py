@@ -26,7 +26,7 @@ from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
 from ..discovery.locations import is_within
 from ..discovery.prefixes import Prefixes
-from ..model import Layer, Policy, Reason
+from ..model import Layer, Policy, Reason, TokenCounter
 from ..output.sections import context_tokens, source_tokens
 from ..parsing.imports import iter_imports
 from ..parsing.parse import parse
@@ -66,10 +66,15 @@ class Starts:
     (`_SharedReads`), and the real paths asked on the way."""
 
     def __init__(
-        self, policy: Policy, machine: Machine, version: ClientVersion = NO_VERSION
+        self,
+        policy: Policy,
+        machine: Machine,
+        version: ClientVersion = NO_VERSION,
+        counter: TokenCounter = estimate_tokens,
     ) -> None:
         self.policy = policy
         self.version = version  # the release of the policy's client modelled
+        self.counter = counter  # the caller's: every count of the run is made with it
         # What loads at start, for comparing files: the skills index is not a file.
         self._discovery_policy = policy._replace(skills=False)
         self.client = registry.get(policy.client)
@@ -132,7 +137,7 @@ class Starts:
             return None
         chosen = policy or self._discovery_policy
         version = self.version if chosen is self._discovery_policy else NO_VERSION
-        return Run(ctx, chosen, estimate_tokens, Disk(observer), prefixes, version)
+        return Run(ctx, chosen, self.counter, Disk(observer), prefixes, version)
 
     def at_release(self, cwd: Path, release: str) -> Discovery[Any] | None:
         """What the policy's client loads at start in `cwd` when it models `release` (another
@@ -468,6 +473,7 @@ class StartChecks:
                 environ=machine.environ,
                 max_tokens=0,
                 client_version=self.starts.version.modelled or None,
+                counter=self.starts.counter,
             )
             self._assemblies[cwd] = run(request, observer=self.starts.shared_reads())
         return self._assemblies[cwd]
