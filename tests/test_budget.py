@@ -9,6 +9,7 @@ import pytest
 from assembler import Layer, estimate_tokens
 from assembler.budget import format_file_size, limit_chars, truncate_index
 from assembler.clients.claude_code.settings import slug
+from assembler.discovery.loader import RUN_TEXT_CHARS
 from tests.helpers.trees import build, git_init, run
 
 
@@ -134,3 +135,31 @@ def test_a_budget_that_holds_no_source_is_an_error_not_an_empty_success(tmp_path
         timeout=60,
     )
     assert done.returncode == 1 and "raise --max-tokens [CTX601]" in done.stderr
+
+
+def test_truncation_markers_count_in_the_runs_text(tmp_path: Path) -> None:
+    """1,000 rules of 15,999 characters (16 Mi characters is what one run loads) each cut 9
+    characters short with a 1,024-character marker: the markers took the run's text to
+    17,014,000 characters, past the bound on it. They count in it: the files past it
+    are cut without the marker, each with a CTX705, and the run's text stays within it."""
+    files: dict[str, str | None] = {
+        f"repo/.claude/rules/r{i:03}.md": ("z" * 99 + "\n") * 160 for i in range(1000)
+    }
+    marker = "m" * 1024
+    files["repo/.ctxasm.toml"] = f'[limits]\nfile_chars = 15990\ntruncation_marker = "{marker}"\n'
+    build(tmp_path, files)
+    assembly = run(tmp_path, "repo")
+    rules = [s for s in assembly.sources if not s.dropped]
+    assert len(rules) == 1000
+    total = sum(len(s.content) for s in rules)
+    assert RUN_TEXT_CHARS - len(marker) < total <= RUN_TEXT_CHARS  # as many markers as fit
+    unmarked = {s.display for s in rules if not s.content.endswith(marker)}
+    assert 200 < len(unmarked) < 300
+    assert {len(s.content) for s in rules if s.display in unmarked} == {15_990}  # cut all the same
+    said = [d for d in assembly.diagnostics if d.code == "CTX705"]
+    assert {d.path for d in said} == unmarked
+    assert said[0].message == (
+        "cut without the truncation marker: with it this run's text would pass 16,777,216 "
+        "characters (every cut file gets one); shorten limits.truncation_marker or raise "
+        "limits.file_chars"
+    )
