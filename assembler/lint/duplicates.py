@@ -58,6 +58,11 @@ class Duplicates:
         self._indexing: Universe | None = None  # between `start_index` and `finish_index`
 
     @property
+    def indexed(self) -> bool:
+        """Whether the repository's index is whole (then it tells where duplicates can be)."""
+        return self._universe is not None
+
+    @property
     def wanted(self) -> bool:
         """Whether the run reports duplicates (without, nothing is indexed)."""
         return codes.DUPLICATE.code in self._wanted

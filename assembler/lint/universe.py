@@ -73,6 +73,7 @@ class Universe:
         self._owners: dict[str, set[str]] = {}  # paragraph -> real paths of files holding it
         self.version = 0  # moves whenever a paragraph gains an owner
         self._load_dirs: dict[str, set[str]] = {}  # linted file (real path) -> its load dirs
+        self._linted: set[str] = set()  # real paths of the linted files indexed
         self._anywhere: set[str] = set()  # imported files: they may load from any directory
         self._kinds: dict[tuple[object, ...], frozenset[str]] = {}  # kind -> outside sources
         # kind -> (what every start of it loads from the managed, user and memory layers, and
@@ -118,6 +119,9 @@ class Universe:
         real = self._real(str(path))
         if load_dir is not None:
             self._load_dirs.setdefault(real, set()).add(str(load_dir))
+        if real in self._linted:
+            return  # another name of a file indexed already: nothing new to read
+        self._linted.add(real)
         parsed = self._loader.read(str(path), "file")
         if parsed is None:
             return

@@ -10,7 +10,10 @@ from collections import defaultdict
 from pathlib import Path
 
 from assembler.lint import LintResult, lint
-from assembler.lint.files import Finding
+from assembler.lint.context import Starts
+from assembler.lint.duplicates import Duplicates
+from assembler.lint.files import Finding, Machine
+from assembler.policy import load_policy
 from tests.helpers.trees import Link, build, bytes_read, git_init, machine
 
 PARAGRAPH = "A paragraph long enough to be compared with the files that load with it."
@@ -148,3 +151,18 @@ def test_a_file_written_just_before_the_run_is_read_once_for_all_its_links(
     before = bytes_read()
     lint(base=repo, **machine(tmp_path))
     assert bytes_read() - before < 5 * 320_000  # lint's scan, discovery, the index: once each
+
+
+def test_the_index_reads_each_linted_file_once_whatever_its_names(tmp_path: Path) -> None:
+    """Ten links to one 4 MB file: the paragraph index read the file once a name, reached the
+    16 Mi characters one run loads by the fifth and gave up, so every directory was discovered
+    to check duplicates; it reads the file once and stays whole."""
+    repo = git_init(tmp_path / "repo")
+    build(repo, {"shared.md": "a" * 4_000_000})
+    build(repo, {f"d{i}/CLAUDE.md": Link("../shared.md") for i in range(10)})
+    policy = load_policy("claude-code")
+    where = machine(tmp_path)
+    starts = Starts(policy, Machine(where["home"], where["managed_dir"], where["environ"]))
+    duplicates = Duplicates(starts, {"CTX502"})
+    duplicates.index_repository(repo, [repo / f"d{i}/CLAUDE.md" for i in range(10)], True)
+    assert duplicates.indexed  # whole: only the first start of a kind is discovered
