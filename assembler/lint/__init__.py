@@ -271,9 +271,10 @@ def _unscanned(budget: ScanBudget) -> list[Finding]:
     first, *rest = budget.skipped
     more = f" and {len(rest):,} more" if rest else ""
     message = (
-        f"lint stopped checking content here: its checks scanned {budget.scanned:,} characters, "
-        f"the most one run scans is {budget.limit:,}; the content of this path{more} is not "
-        "fully checked (secrets, size, imports, duplicates): lint fewer or smaller files at once"
+        f"lint stopped checking content here: one run's checks scan at most {budget.limit:,} "
+        f"characters and follow at most {budget.imports:,} imports, and this run reached a "
+        f"limit; the content of this path{more} is not fully checked (secrets, size, imports, "
+        "duplicates): lint fewer or smaller files at once"
     )
     return [Finding(first, 1, 1, codes.FINDINGS_CAPPED.code, message)]
 

@@ -83,10 +83,6 @@ class Checked(NamedTuple):
     scan: Scan | None = None
     held: tuple[Held, ...] = ()
 
-    @property
-    def text(self) -> str | None:
-        return self.scan.text if self.scan is not None else None
-
 
 class FileInfo(NamedTuple):
     """What a file is, and to which client."""
@@ -335,7 +331,7 @@ class FileChecker:
         if info.kind is not FileKind.AGENT:  # a prompt, not instructions: never skipped
             self._content(info, scan, add)
         if info.kind not in (FileKind.MEMORY, FileKind.REFERENCE, FileKind.AGENT):
-            self._imports(info, scan, add)  # the client follows none in a prompt
+            self._imports(info, scan, scans.budget, add)  # the client follows none in a prompt
         return Checked(out, scan, tuple(h for group in held for h in group))
 
     def scan(self, info: FileInfo, st: os.stat_result | None, budget: ScanBudget) -> Scan:
@@ -578,11 +574,12 @@ class FileChecker:
 
     # --- imports, walked by the discovery `Loader` ------------------------------------------
 
-    def _imports(self, info: FileInfo, scan: Scan, add: Add) -> None:
+    def _imports(self, info: FileInfo, scan: Scan, budget: ScanBudget, add: Add) -> None:
         """Each direct import as the client loads it started in the file's directory, with
         what its chain leads to: missing, external, not text, a directory, a cycle, too deep,
         an imported file that cannot be read. At most `IMPORT_WALK_BUDGET` imports are
-        followed from one file: every linted file walks its own graph."""
+        followed from one file (every linted file walks its own graph), and what is left of
+        the run's `budget` (`lint.scan.MAX_RUN_IMPORTS`)."""
         context = self.machine.context(info.load_dir)
         parsed = scan.parsed
         if parsed is None or not parsed.imports or not self.policy.imports or context is None:
@@ -593,35 +590,52 @@ class FileChecker:
         real = self.machine.real.of_file(os.path.normpath(info.path))
         run = Run(context, self.policy, estimate_tokens, Disk(self._reads), version=self._version)
         reading = registry.get(self.policy.client).reading(run)
-        loader = _WalkLoader(run, self._resolved, IMPORT_WALK_BUDGET, reading)
+        walk = min(IMPORT_WALK_BUDGET, budget.imports_left)
+        if walk <= 0:
+            budget.skip(info.shown)  # the run's walks are spent: counted in one CTX008
+            return
+        loader = _WalkLoader(run, self._resolved, walk, reading)
         loader.processed.update({os.path.normpath(info.path), os.path.normpath(real)})
         layer = Layer.USER if user_file else Layer.PROJECT
         chain = (os.path.normpath(real),)
         imports = resolved_imports(scan, os.path.dirname(real), str(home))
-        for i, (token, target) in enumerate(imports):
-            line, col = imports.position(i)
-            if loader.imports_left <= 0:
-                add(
-                    line, col, codes.FINDINGS_CAPPED,
-                    f"lint stops following imports after {IMPORT_WALK_BUDGET:,} from one file: "
-                    f"@{token} and the imports after it are not checked; import fewer files",
-                )  # fmt: skip
-                return
-            before = len(loader.diagnostics)
-            loader.load_imports(
-                info.shown,
-                [(token, target)],
-                layer,
-                include_external,
-                1,
-                chain,
-                found_in=os.path.normpath(info.path),
-            )
-            shown = loader.display(target)
-            for message, code in _import_findings(
-                token, shown, loader.diagnostics[before:], self.policy, _advice(info)
-            ):
-                add(line, col, code, message)
+        try:
+            for i, (token, target) in enumerate(imports):
+                line, col = imports.position(i)
+                if loader.imports_left <= 0:
+                    said = _walk_stopped(token, walk, budget.imports)
+                    add(line, col, codes.FINDINGS_CAPPED, said)
+                    return
+                before = len(loader.diagnostics)
+                loader.load_imports(
+                    info.shown,
+                    [(token, target)],
+                    layer,
+                    include_external,
+                    1,
+                    chain,
+                    found_in=os.path.normpath(info.path),
+                )
+                shown = loader.display(target)
+                for message, code in _import_findings(
+                    token, shown, loader.diagnostics[before:], self.policy, _advice(info)
+                ):
+                    add(line, col, code, message)
+
+        finally:
+            budget.imports_left -= walk - loader.imports_left
+
+
+def _walk_stopped(token: str, walk: int, run: int) -> str:
+    """Why lint follows no more imports from a file: its own limit, or the run's (`run`)."""
+    if walk == IMPORT_WALK_BUDGET:
+        stopped = f"after {IMPORT_WALK_BUDGET:,} from one file"
+    else:
+        stopped = f"after {run:,} in one run (all files together)"
+    return (
+        f"lint stops following imports {stopped}: @{token} and the imports after it are not "
+        "checked; import fewer files"
+    )
 
 
 # Imports lint follows from one file, all hops counted (a hostile clique of N files that all

@@ -41,17 +41,23 @@ MAX_PER_CODE = 100
 # 4 MiB limit, or 50,000 files of 5 KB (some ten seconds of checks on a laptop); a repository
 # of links to one file costs that file once.
 MAX_SCAN_CHARS = 256 * 1024 * 1024
+# Imports lint's walks follow in one run, all files together (each file follows at most
+# `files.IMPORT_WALK_BUDGET`): 100 files at that limit. Each path walks its own, since what an
+# import loads depends on where the agent starts: 10,000 links to one file of 2,000 imports
+# walked 20 million.
+MAX_RUN_IMPORTS = 200_000
 
 
 class ScanBudget:
-    """The characters one run's content checks may still scan, and the paths whose checks
-    did not fit (in the order they were met)."""
+    """The characters one run's content checks may still scan, the imports its walks may
+    still follow, and the paths whose checks did not fit (in the order they were met)."""
 
-    __slots__ = ("_skipped", "limit", "scanned")
+    __slots__ = ("_skipped", "imports", "imports_left", "limit", "scanned")
 
-    def __init__(self, limit: int = MAX_SCAN_CHARS) -> None:
+    def __init__(self, limit: int = MAX_SCAN_CHARS, imports: int = MAX_RUN_IMPORTS) -> None:
         self.limit = limit
         self.scanned = 0  # characters scanned so far
+        self.imports = self.imports_left = imports
         self._skipped: dict[str, None] = {}
 
     def fits(self, chars: int) -> bool:

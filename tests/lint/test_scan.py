@@ -9,6 +9,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 from assembler.lint import LintResult, lint
 from assembler.lint.context import Starts
 from assembler.lint.duplicates import Duplicates
@@ -61,13 +63,13 @@ def _links_tree(root: Path, count: int) -> tuple[Path, str]:
 
 
 def test_many_links_to_one_file_are_scanned_once_and_reported_at_each(tmp_path: Path) -> None:
-    """100 directories whose CLAUDE.md links to one file (and a hard link): its content is
+    """50 directories whose CLAUDE.md links to one file (and a hard link): its content is
     scanned as for one link (by lint's checks and by Claude Code's own: twice), where it was
     scanned again for every path; what is compared at each path (its paragraphs, its
-    imports' paths) costs the 100 paths less than one more scan. Every path gets the
+    imports' paths) costs the 50 paths less than one more scan. Every path gets the
     findings one path gets."""
     one, text = _links_tree(tmp_path / "one", 1)
-    many, _ = _links_tree(tmp_path / "many", 100)
+    many, _ = _links_tree(tmp_path / "many", 50)
     reference = lint(base=one, **machine(tmp_path / "one"))
     result = lint(base=many, **machine(tmp_path / "many"))
     root = len(f"{PARAGRAPH}\n")
@@ -80,7 +82,7 @@ def test_many_links_to_one_file_are_scanned_once_and_reported_at_each(tmp_path: 
         ("CTX502", "this paragraph is also in CLAUDE.md, which loads with it: keep it in one place"),
     ]  # fmt: skip
     assert {c for _, _, c, _ in expected} >= {"CTX201", "CTX302", "CTX501", "CTX504", "CTX101"}
-    for i in range(100):
+    for i in range(50):
         path = f"d{i}/CLAUDE.md"
         assert found[path] == [(*f[:3], f[3].replace("d0/", f"d{i}/")) for f in expected], path
     hard = found["hard/CLAUDE.md"]  # its imports resolve from its own directory
@@ -90,11 +92,11 @@ def test_many_links_to_one_file_are_scanned_once_and_reported_at_each(tmp_path: 
 
 
 def test_links_do_not_spend_the_scan_budget(tmp_path: Path) -> None:
-    """The budget counts each file once: 100 links to one file fit in three times its size."""
-    repo, text = _links_tree(tmp_path, 100)
+    """The budget counts each file once: 50 links to one file fit in three times its size."""
+    repo, text = _links_tree(tmp_path, 50)
     result = lint(base=repo, max_scan_chars=3 * len(text), **machine(tmp_path))
     assert not [f for f in result.findings if "stopped checking content" in f.message]
-    assert len([f for f in result.findings if f.code == "CTX502"]) == 101
+    assert len([f for f in result.findings if f.code == "CTX502"]) == 51
 
 
 def test_past_the_scan_budget_the_rest_is_not_checked_and_lint_says_so(tmp_path: Path) -> None:
@@ -121,9 +123,10 @@ def test_past_the_scan_budget_the_rest_is_not_checked_and_lint_says_so(tmp_path:
     assert result.findings == (
         Finding(
             "c/CLAUDE.md", 1, 1, "CTX008",
-            "lint stopped checking content here: its checks scanned 40,000 characters, the most "
-            "one run scans is 40,000; the content of this path and 1 more is not fully checked "
-            "(secrets, size, imports, duplicates): lint fewer or smaller files at once",
+            "lint stopped checking content here: one run's checks scan at most 40,000 "
+            "characters and follow at most 200,000 imports, and this run reached a limit; the "
+            "content of this path and 1 more is not fully checked (secrets, size, imports, "
+            "duplicates): lint fewer or smaller files at once",
             result.findings[0].severity,
         ),
     )  # fmt: skip
@@ -166,3 +169,28 @@ def test_the_index_reads_each_linted_file_once_whatever_its_names(tmp_path: Path
     duplicates = Duplicates(starts, {"CTX502"})
     duplicates.index_repository(repo, [repo / f"d{i}/CLAUDE.md" for i in range(10)], True)
     assert duplicates.indexed  # whole: only the first start of a kind is discovered
+
+
+@pytest.mark.slow
+def test_the_imports_walked_in_one_run_are_bounded(tmp_path: Path) -> None:
+    """110 directories whose CLAUDE.md links to one file of 1,990 imports: each path walks
+    its own (what an import loads depends on where the agent starts), 218,900 in all (10,000
+    links: 20 million, most of an hour). The run follows at most 200,000: the path
+    where they run out says so at its first import not followed, and one CTX008 counts the
+    paths whose imports were not walked."""
+    repo = git_init(tmp_path / "repo")
+    files: dict[str, str | Link | None] = {f"docs/f{i}.md": f"doc {i}\n" for i in range(1990)}
+    files["shared.md"] = "".join(f"See @docs/f{i}.md\n" for i in range(1990))
+    files.update({f"d{i:03}/CLAUDE.md": Link("../shared.md") for i in range(110)})
+    build(repo, files)
+    result = lint(base=repo, select=["CTX008"], **machine(tmp_path))
+    said = [(f.path, f.line, f.message) for f in result.findings]
+    assert said == [
+        ("d100/CLAUDE.md", 1001, "lint stops following imports after 200,000 in one run (all "
+         "files together): @docs/f1000.md and the imports after it are not checked; import "
+         "fewer files"),
+        ("d101/CLAUDE.md", 1, "lint stopped checking content here: one run's checks scan at "
+         "most 268,435,456 characters and follow at most 200,000 imports, and this run reached a "
+         "limit; the content of this path and 8 more is not fully checked (secrets, size, "
+         "imports, duplicates): lint fewer or smaller files at once"),
+    ]  # fmt: skip
