@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from . import codes
 from .clients.claude_code.memory_index import truncate_index
+from .discovery.loader import RUN_TEXT_CHARS
 from .model import Cut, Diagnostic, Layer, Policy, Source, Stats, TokenCounter
 from .output.sections import boundary_tokens, source_tokens
 from .tokens import text_stats
@@ -42,13 +43,39 @@ def limit_chars(raw: str, limit: int, marker: str) -> str | None:
     return raw[:limit].strip() + marker
 
 
+class _TextLeft:
+    """The characters the run's text may still grow by (`RUN_TEXT_CHARS` less what it holds):
+    what a cut adds (the truncation marker on every cut file, an index's warning) counts in
+    the run's text as what was loaded does."""
+
+    __slots__ = ("chars",)
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.chars = RUN_TEXT_CHARS - sum(len(s.content) for s in sources if not s.dropped)
+
+    def replace(self, before: str, after: str) -> None:
+        self.chars -= len(after) - len(before)
+
+
 def _per_file(
-    source: Source, policy: Policy, counter: TokenCounter
+    source: Source, policy: Policy, counter: TokenCounter, left: _TextLeft
 ) -> tuple[Source, list[Diagnostic]]:
     notes: list[Diagnostic] = []
     limits = policy.limits
-    limited = limit_chars(source.raw, limits.file_chars, limits.truncation_marker)
+    marker = limits.truncation_marker
+    limited = limit_chars(source.raw, limits.file_chars, marker)
+    if limited is not None and len(limited) - len(source.content) > left.chars:
+        limited = limited.removesuffix(marker)  # the text is cut all the same, without it
+        notes.append(
+            codes.LOAD_LIMIT.at(
+                source.display,
+                f"cut without the truncation marker: with it this run's text would pass "
+                f"{RUN_TEXT_CHARS:,} characters (every cut file gets one); shorten "
+                "limits.truncation_marker or raise limits.file_chars",
+            )
+        )
     if limited is not None:
+        left.replace(source.content, limited)
         after = text_stats(limited, counter)
         cut = _cut(
             "file-chars",
@@ -71,6 +98,7 @@ def _per_file(
         )
         if result is not None:
             text, why = result
+            left.replace(source.content, text)  # the client's own warning: always added
             after = text_stats(text, counter)
             cut = _cut("index", f"index limit: {why}", source.stats, after)
             source = source._replace(content=text, stats=after, cuts=(*source.cuts, cut))
@@ -120,8 +148,9 @@ def apply_budget(
     """Per-file limits, then the total budget (0 = none). Returns the new sources and notes."""
     notes: list[Diagnostic] = []
     out: list[Source] = []
+    left = _TextLeft(sources)
     for source in sources:
-        limited, found = _per_file(source, policy, counter)
+        limited, found = _per_file(source, policy, counter, left)
         out.append(limited)
         notes += found
     if max_tokens > 0:

@@ -79,7 +79,7 @@ CATALOGUE: tuple[Code, ...] = (
     (SYMLINK_LOOP := Code("CTX005", "symlink-loop", "a symlink loop: not loaded", ERROR, ERROR, Skip.SYMLINK_LOOP)),
     (BROKEN_SYMLINK := Code("CTX006", "broken-symlink", "a symlink to nothing: not loaded", ERROR, WARNING, Skip.BROKEN_SYMLINK)),
     (DIRECTORY := Code("CTX007", "directory", "a directory where an instruction file is expected", ERROR, WARNING, Skip.DIRECTORY)),
-    (FINDINGS_CAPPED := Code("CTX008", "findings-left-out", "lint left findings out: over 100 of one code in a file, imports past the 2,000 it follows from one file, or files past its walk limits", WARNING)),
+    (FINDINGS_CAPPED := Code("CTX008", "findings-left-out", "lint left findings out: over 100 of one code in a file, imports past the 2,000 it follows from one file, files past its walk limits, or content past the characters one run scans", WARNING)),
     (GIT_UNLISTED := Code("CTX009", "repository-not-listed", "git could not list the repository (a FIFO or device where git reads, or git stuck): lint checked what a walk finds", ERROR)),
     # Size.
     (TOO_MANY_LINES := Code("CTX101", "too-many-lines", "over the agent's line guidance for one file (its policy's `[lint] max_lines`)", WARNING, size=True)),

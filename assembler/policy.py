@@ -24,6 +24,7 @@ from .clients.base import Client
 from .discovery.disk import Disk
 from .discovery.locations import within
 from .discovery.reader import ReadStatus
+from .display import shown
 from .errors import PolicyError
 from .model import (
     BOUNDARY,
@@ -80,14 +81,27 @@ def _list_of(check: Check) -> Check:
     return lambda v: isinstance(v, list) and all(check(x) for x in v)
 
 
+# Every string a policy sets has a length limit, and every list and table of strings a
+# count: the marker added to each cut file, the boundary, the text of a missing workspace
+# file end up in every rendering (a 1,000,000-character marker on 999 cut rules made a
+# gigabyte), and the lists are searched for each code (`[lint] select`). Names and paths
+# get what a path may hold (4,096, Linux's PATH_MAX), texts 1,024, names of things 64.
+MAX_NAME = 64  # a tag, a layer, a code or code prefix, an order
+MAX_LINE = 256  # a policy's name, a client's, a format's, the boundary marker
+MAX_TEXT = 1024  # the truncation marker, the text of a missing workspace file
+MAX_PATH = 4096  # `extends`, a workspace file's path, the description
+MAX_ENTRIES = 1000  # of any list or table of strings
+
 _LAYERS = tuple(layer.value for layer in Layer)
 _ORDERS = tuple(order.value for order in RulesOrder)
-_INT, _STR, _BOOL = (
-    (_is_int, "a non-negative integer"),
-    (_is_str, "a string"),
-    (_is_bool, "true or false"),
-)
-_LAYER = (_one_of(*_LAYERS), f"one of {', '.join(_LAYERS)}")
+_INT, _BOOL = (_is_int, "a non-negative integer", 0), (_is_bool, "true or false", 0)  # 0: no length
+
+
+def _text(limit: int) -> tuple[Check, str, int]:
+    return (_is_str, "a string", limit)
+
+
+_LAYER = (_one_of(*_LAYERS), f"one of {', '.join(_LAYERS)}", MAX_NAME)
 _LINT_LEVELS = ("error", "warning", "info", "off")
 
 # A section's tag: lower-case letters, digits and `_`, so that a policy can neither break the
@@ -96,31 +110,36 @@ TAG_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 _TAG = (
     lambda v: isinstance(v, str) and TAG_NAME.fullmatch(v) is not None,
     "a tag name (a lower-case letter or _, then lower-case letters, digits or _)",
+    MAX_NAME,
 )
 # Settings that bound what a run reads cannot be raised past these, by any policy.
 MAX_IMPORT_DEPTH = 64
 MAX_SKIP_BYTES = 16 * 1024 * 1024
 
 
-def _int_up_to(top: int) -> tuple[Check, str]:
-    return (lambda v: _is_int(v) and v <= top, f"a non-negative integer up to {top:,}")
+def _int_up_to(top: int) -> tuple[Check, str, int]:
+    return (lambda v: _is_int(v) and v <= top, f"a non-negative integer up to {top:,}", 0)
 
 
 _WORKSPACE_FILE: dict[str, Any] = {
-    "path": _STR,
+    "path": _text(MAX_PATH),
     "tag": _TAG,
     "layer": _LAYER,
     "index": _BOOL,
 }
 
 _SCHEMA: dict[str, Any] = {
-    "name": _STR,
-    "description": _STR,
-    "extends": _STR,
-    "client": (lambda v: v in registry.names(), lambda: "one of " + ", ".join(registry.names())),
+    "name": _text(MAX_LINE),
+    "description": _text(MAX_PATH),
+    "extends": _text(MAX_PATH),
+    "client": (
+        lambda v: v in registry.names(),
+        lambda: "one of " + ", ".join(registry.names()),
+        MAX_LINE,
+    ),
     "limits": {
         "file_chars": _INT,
-        "truncation_marker": _STR,
+        "truncation_marker": _text(MAX_TEXT),
         "skip_bytes": _int_up_to(MAX_SKIP_BYTES),
         "large_file_chars": _INT,
         "index_lines": _INT,
@@ -129,23 +148,32 @@ _SCHEMA: dict[str, Any] = {
     },
     "content": {"strip_frontmatter": _BOOL, "strip_html_comments": _BOOL, "skip_empty": _BOOL},
     "imports": {"enabled": _BOOL, "max_depth": _int_up_to(MAX_IMPORT_DEPTH)},
-    "rules": {"order": (_one_of(*_ORDERS), " or ".join(repr(o) for o in _ORDERS))},
+    "rules": {"order": (_one_of(*_ORDERS), " or ".join(repr(o) for o in _ORDERS), MAX_NAME)},
     "render": {
-        "format": (lambda v: v in formats.names(), lambda: "one of " + ", ".join(formats.names())),
-        "order": (_list_of(lambda v: _TAG[0](v)), "a list of section tags"),
-        "boundary": _STR,
-        "static_layers": (_list_of(_one_of(*_LAYERS)), f"a list of layers ({', '.join(_LAYERS)})"),
+        "format": (
+            lambda v: v in formats.names(),
+            lambda: "one of " + ", ".join(formats.names()),
+            MAX_LINE,
+        ),
+        "order": (_list_of(lambda v: _TAG[0](v)), "a list of section tags", MAX_NAME),
+        "boundary": _text(MAX_LINE),
+        "static_layers": (
+            _list_of(_one_of(*_LAYERS)),
+            f"a list of layers ({', '.join(_LAYERS)})",
+            MAX_NAME,
+        ),
         "source_attribute": _BOOL,
     },
     "tags": dict.fromkeys(_LAYERS, _TAG),
-    "workspace": {"missing": _STR, "files": [_WORKSPACE_FILE]},
+    "workspace": {"missing": _text(MAX_TEXT), "files": [_WORKSPACE_FILE]},
     "skills": {"enabled": _BOOL},
     "lint": {
-        "select": (_list_of(_is_str), "a list of codes or code prefixes"),
-        "ignore": (_list_of(_is_str), "a list of codes or code prefixes"),
+        "select": (_list_of(_is_str), "a list of codes or code prefixes", MAX_NAME),
+        "ignore": (_list_of(_is_str), "a list of codes or code prefixes", MAX_NAME),
         "severity": (
             lambda v: isinstance(v, dict) and all(x in _LINT_LEVELS for x in v.values()),
             'a table of CODE = "error" | "warning" | "info" | "off"',
+            MAX_NAME,
         ),
         "max_lines": _INT,
         "max_bytes": _INT,
@@ -158,7 +186,9 @@ def _validate(doc: Mapping[str, Any], schema: Mapping[str, Any], origin: str, pr
         dotted = f"{prefix}{key}"
         if key not in schema:
             known = ", ".join(sorted(schema))
-            raise PolicyError(f"{origin}: unknown key '{dotted}'; known keys here: {known}")
+            raise PolicyError(
+                f"{origin}: unknown key '{shown(dotted, MAX_LINE)}'; known keys here: {known}"
+            )
         spec = schema[key]
         if isinstance(spec, dict):
             if not isinstance(value, dict):
@@ -167,13 +197,43 @@ def _validate(doc: Mapping[str, Any], schema: Mapping[str, Any], origin: str, pr
         elif isinstance(spec, list):
             if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
                 raise PolicyError(f"{origin}: '{dotted}' must be an array of tables")
+            _bounded(value, MAX_PATH, origin, dotted)
             for i, item in enumerate(value):
                 _validate(item, spec[0], origin, f"{dotted}[{i}].")
         else:
-            check, expected = spec
+            check, expected, limit = spec
+            if limit:
+                _bounded(value, limit, origin, dotted)  # its length first, then what it says
             if not check(value):
                 wanted = expected() if callable(expected) else expected
-                raise PolicyError(f"{origin}: '{dotted}' must be {wanted}, not {value!r}")
+                raise PolicyError(
+                    f"{origin}: '{dotted}' must be {wanted}, not {shown(repr(value), MAX_LINE)}"
+                )
+
+
+def _bounded(value: object, limit: int, origin: str, dotted: str) -> None:
+    """A string of at most `limit` characters; a list or table of at most `MAX_ENTRIES`,
+    each string in it (a table's keys too) at most `limit`."""
+    if isinstance(value, str):
+        if len(value) > limit:
+            raise PolicyError(
+                f"{origin}: '{dotted}' is {len(value):,} characters, over the {limit:,}-character "
+                "limit for it; shorten it"
+            )
+        return
+    if isinstance(value, list | dict):
+        if len(value) > MAX_ENTRIES:
+            raise PolicyError(
+                f"{origin}: '{dotted}' has {len(value):,} entries, over the {MAX_ENTRIES:,} a "
+                "policy may list; list fewer"
+            )
+        if isinstance(value, dict):  # a table's keys: `lint.severity.CTX101`
+            named = [(f"{dotted}.{shown(key, MAX_NAME)}", key) for key in value]
+        else:
+            named = [(f"{dotted}[{i}]", item) for i, item in enumerate(value)]
+        for where, item in named:
+            if isinstance(item, str):
+                _bounded(item, limit, origin, where)
 
 
 # --- loading ------------------------------------------------------------------------------

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from assembler import Layer, estimate_tokens
+from assembler import Layer, TokenCounter, estimate_tokens
 from assembler.budget import limit_chars
 from assembler.clients.claude_code.memory_index import truncate_index
 from assembler.clients.claude_code.settings import slug
+from assembler.discovery.loader import RUN_TEXT_CHARS
 from assembler.display import format_file_size
 from tests.helpers.trees import build, git_init, run
 
@@ -145,8 +146,43 @@ def test_lint_counts_with_the_counter_it_is_given(tmp_path: Path) -> None:
 
     git_init(tmp_path / "repo")
     build(tmp_path, {"repo/CLAUDE.md": "one two three\n"})
-    machine = {"home": tmp_path / "home", "managed_dir": tmp_path / "m", "environ": {}}
-    huge = lint(cwd=tmp_path / "repo", max_tokens=1_000, counter=lambda t: 10**6, **machine)
-    [over] = [f for f in huge.findings if f.code == "CTX601"]
-    assert "(estimated)" not in over.message and "1,000,000" in over.message
-    assert [f.code for f in lint(cwd=tmp_path / "repo", max_tokens=1_000, **machine).findings] == []
+    home, managed = tmp_path / "home", tmp_path / "m"
+
+    def linted(counter: TokenCounter = estimate_tokens) -> list[tuple[str, str]]:
+        found = lint(
+            cwd=tmp_path / "repo", max_tokens=1_000, home=home, managed_dir=managed, environ={},
+            counter=counter,
+        )  # fmt: skip
+        return [(f.code, f.message) for f in found.findings]
+
+    [(code, message)] = linted(counter=lambda t: 10**6)
+    assert code == "CTX601" and "(estimated)" not in message and "1,000,000" in message
+    assert linted() == []
+
+
+def test_truncation_markers_count_in_the_runs_text(tmp_path: Path) -> None:
+    """1,000 rules of 15,999 characters (16 Mi characters is what one run loads) each cut 9
+    characters short with a 1,024-character marker: the markers took the run's text to
+    17,014,000 characters, past the bound on it. They count in it: the files past it
+    are cut without the marker, each with a CTX705, and the run's text stays within it."""
+    files: dict[str, str | None] = {
+        f"repo/.claude/rules/r{i:03}.md": ("z" * 99 + "\n") * 160 for i in range(1000)
+    }
+    marker = "m" * 1024
+    files["repo/.ctxasm.toml"] = f'[limits]\nfile_chars = 15990\ntruncation_marker = "{marker}"\n'
+    build(tmp_path, files)
+    assembly = run(tmp_path, "repo")
+    rules = [s for s in assembly.sources if not s.dropped]
+    assert len(rules) == 1000
+    total = sum(len(s.content) for s in rules)
+    assert RUN_TEXT_CHARS - len(marker) < total <= RUN_TEXT_CHARS  # as many markers as fit
+    unmarked = {s.display for s in rules if not s.content.endswith(marker)}
+    assert 200 < len(unmarked) < 300
+    assert {len(s.content) for s in rules if s.display in unmarked} == {15_990}  # cut all the same
+    said = [d for d in assembly.diagnostics if d.code == "CTX705"]
+    assert {d.path for d in said} == unmarked
+    assert said[0].message == (
+        "cut without the truncation marker: with it this run's text would pass 16,777,216 "
+        "characters (every cut file gets one); shorten limits.truncation_marker or raise "
+        "limits.file_chars"
+    )

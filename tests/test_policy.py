@@ -9,6 +9,7 @@ import pytest
 from assembler import Layer, PolicyError, load_policy
 from assembler.model import RulesOrder
 from assembler.policy import builtin_names, resolve_policy
+from tests.helpers.cli import ctxasm
 from tests.helpers.trees import build, git_init, run
 
 
@@ -258,3 +259,117 @@ def test_odd_pyproject_shapes(tmp_path: Path, pyproject: str, used: str | bool) 
     with pytest.raises(PolicyError, match=str(used)) as info:
         run(tmp_path, "repo")
     assert str(info.value).startswith(str(repo / "pyproject.toml"))
+
+
+# Every string a policy sets, with the most it may hold: (key, TOML that sets it to VALUE).
+_STRINGS = [
+    ("name", 256, 'name = "VALUE"\nextends = "claude-code"\n'),
+    ("description", 4096, 'extends = "claude-code"\ndescription = "VALUE"\n'),
+    ("extends", 4096, 'extends = "VALUE"\n'),
+    ("client", 256, 'client = "VALUE"\n'),
+    ("limits.truncation_marker", 1024, 'extends = "claude-code"\n[limits]\ntruncation_marker = "VALUE"\n'),
+    ("render.format", 256, 'extends = "claude-code"\n[render]\nformat = "VALUE"\n'),
+    ("render.boundary", 256, 'extends = "claude-code"\n[render]\nboundary = "VALUE"\n'),
+    ("render.order[1]", 64, 'extends = "claude-code"\n[render]\norder = ["skills", "VALUE"]\n'),
+    ("render.static_layers[0]", 64, 'extends = "claude-code"\n[render]\nstatic_layers = ["VALUE"]\n'),
+    ("rules.order", 64, 'extends = "claude-code"\n[rules]\norder = "VALUE"\n'),
+    ("tags.project", 64, 'extends = "claude-code"\n[tags]\nproject = "VALUE"\n'),
+    ("workspace.missing", 1024, 'extends = "bootstrap"\n[workspace]\nmissing = "VALUE"\n'),
+    ("workspace.files[0].path", 4096, 'extends = "bootstrap"\n[[workspace.files]]\npath = "VALUE"\n'),
+    ("workspace.files[0].tag", 64, 'extends = "bootstrap"\n[[workspace.files]]\npath = "a.md"\ntag = "VALUE"\n'),
+    ("workspace.files[0].layer", 64, 'extends = "bootstrap"\n[[workspace.files]]\npath = "a.md"\nlayer = "VALUE"\n'),
+    ("lint.select[0]", 64, 'extends = "claude-code"\n[lint]\nselect = ["VALUE"]\n'),
+    ("lint.ignore[0]", 64, 'extends = "claude-code"\n[lint]\nignore = ["VALUE"]\n'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("key", "limit", "toml"), _STRINGS, ids=[s[0] for s in _STRINGS])
+def test_every_string_a_policy_sets_is_bounded(
+    tmp_path: Path, key: str, limit: int, toml: str
+) -> None:
+    """A string one character over its limit is refused in one line naming the file, the key
+    and the limit (a 1,000,000-character truncation marker, added to every cut file, made
+    `render` of 999 tiny rules run out of memory); one at the limit is not refused for it."""
+    path = tmp_path / "p.toml"
+    path.write_text(toml.replace("VALUE", "a" * (limit + 1)))
+    with pytest.raises(PolicyError) as info:
+        load_policy(path)
+    assert str(info.value) == (
+        f"{path}: '{key}' is {limit + 1:,} characters, over the {limit:,}-character limit "
+        "for it; shorten it"
+    )
+    path.write_text(toml.replace("VALUE", "a" * limit))
+    try:
+        load_policy(path)
+    except PolicyError as err:  # `client = "aaa"` is no client, `extends` no file: not its length
+        assert "-character limit" not in str(err)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (
+            'extends = "claude-code"\n[lint]\nselect = [' + '"CTX1", ' * 1001 + "]\n",
+            "'lint.select' has 1,001 entries, over the 1,000 a policy may list; list fewer",
+        ),
+        (
+            'extends = "claude-code"\n[lint.severity]\n'
+            + "".join(f'CTX{i} = "off"\n' for i in range(1001)),
+            "'lint.severity' has 1,001 entries, over the 1,000 a policy may list; list fewer",
+        ),
+        (
+            'extends = "claude-code"\n[lint.severity]\n' + "C" * 100 + ' = "off"\n',
+            f"'lint.severity.{'C' * 31}…{'C' * 31}' is 100 characters, over the 64-character limit",
+        ),
+        (
+            'extends = "bootstrap"\n' + '[[workspace.files]]\npath = "a.md"\n' * 1001,
+            "'workspace.files' has 1,001 entries, over the 1,000 a policy may list",
+        ),
+    ],
+    ids=["select", "severity", "severity key", "workspace files"],
+)
+def test_lists_and_tables_a_policy_sets_are_bounded(
+    tmp_path: Path, toml: str, message: str
+) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(toml)
+    with pytest.raises(PolicyError) as info:
+        load_policy(path)
+    assert str(info.value).startswith(f"{path}: {message}")
+
+
+@pytest.mark.parametrize(
+    "toml",
+    [
+        'extends = "claude-code"\n' + "k" * 100_000 + " = 1\n",  # an unknown key
+        "name = [" + "1, " * 100_000 + "]\n",  # not a string
+        'extends = "claude-code"\n[content]\nskip_empty = "' + "x" * 100_000 + '"\n',
+    ],
+    ids=["unknown key", "list for a string", "string for a boolean"],
+)
+def test_a_refused_value_is_never_printed_whole(tmp_path: Path, toml: str) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(toml)
+    with pytest.raises(PolicyError) as info:
+        load_policy(path)
+    message = str(info.value)
+    assert message.startswith(str(path)) and "\n" not in message
+    assert len(message) < len(str(path)) + 600
+
+
+def test_the_projects_own_huge_marker_is_refused_before_any_work(tmp_path: Path) -> None:
+    """`.ctxasm.toml` with a 1,000,000-character marker and `file_chars = 1`, 999 tiny rules:
+    `render` and `cache` ended in `MemoryError` (exit 3); now one line and exit 2."""
+    repo = git_init(tmp_path / "repo")
+    files: dict[str, str | None] = {f".claude/rules/r{i}.md": f"rule {i}\n" for i in range(999)}
+    files[".ctxasm.toml"] = f'[limits]\nfile_chars = 1\ntruncation_marker = "{"x" * 1_000_000}"\n'
+    build(repo, files)
+    (tmp_path / "home").mkdir()
+    where = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
+    for command in ("render", "cache"):
+        ran = ctxasm([command, str(repo), *where])
+        assert (ran.exit_code, ran.stdout) == (2, ""), command
+        assert ran.stderr == (
+            f"ctxasm: {repo / '.ctxasm.toml'}: 'limits.truncation_marker' is 1,000,000 "
+            "characters, over the 1,024-character limit for it; shorten it\n"
+        )

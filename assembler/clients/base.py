@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
@@ -89,6 +89,14 @@ class FileRole(NamedTuple):
 
     kind: FileKind
     load_dir: Path
+
+
+def role_key(role: FileRole | None, path: Path) -> Hashable:
+    """A `Client.check_key` for checks that depend on a file's kind and name, and on the
+    directory it loads from only for a rule (whose globs are matched against what is there)."""
+    if role is None:
+        return None
+    return (role.kind, path.name, role.load_dir if role.kind is FileKind.RULE else None)
 
 
 class FileNote(NamedTuple):
@@ -284,6 +292,13 @@ class Client(abc.ABC, Generic[S]):
         be read, so only checks of where it is apply); `tracked`: the repository's tracked
         files (None outside git). Lint keeps what `lint_codes` lists."""
         return ()
+
+    def check_key(self, path: Path) -> Hashable:
+        """What of `path` its `check_file` depends on besides the text and the tracked files:
+        lint checks one file once for all its paths with the same key (a thousand links to
+        one file in a thousand directories). The default, the path itself, shares nothing;
+        `role_key` is for checks of a file's kind and name."""
+        return path
 
     def agents(self, run: Run, started: Sequence[Source] = ()) -> Agents:
         """The agent types its main agent can start as subagents at the release `run` models

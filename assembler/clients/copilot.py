@@ -22,7 +22,7 @@ relative to the directory that holds `.github`.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -35,7 +35,7 @@ from ..model import Layer, Reason, Source, Why
 from ..parsing import frontmatter as fm
 from ..parsing.positions import Lines
 from . import rulefiles as rf
-from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked
+from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked, role_key
 
 NAME = "copilot"
 REPOSITORY_WIDE = os.path.join(".github", "copilot-instructions.md")
@@ -164,6 +164,9 @@ class Copilot(Client[CopilotState]):
         if path.name == AGENTS:
             return FileRole(FileKind.INSTRUCTIONS, path.parent)
         return None
+
+    def check_key(self, path: Path) -> Hashable:
+        return role_key(self.classify(path), path)  # its checks: the kind, the name, a rule's globs
 
     def check_file(
         self, path: Path, text: str | None, tracked: Tracked | None

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,7 +38,7 @@ from ..model import Layer, Reason, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
 from ..parsing.positions import Lines
 from . import rulefiles as rf
-from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked
+from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked, role_key
 
 NAME = "cursor"
 RULES = os.path.join(".cursor", "rules")
@@ -296,6 +296,9 @@ class Cursor(Client[CursorState]):
         if path.name in (AGENTS, LEGACY):
             return FileRole(FileKind.INSTRUCTIONS, path.parent)
         return None
+
+    def check_key(self, path: Path) -> Hashable:
+        return role_key(self.classify(path), path)  # its checks: the kind, the name, a rule's globs
 
     def check_file(
         self, path: Path, text: str | None, tracked: Tracked | None

@@ -10,7 +10,6 @@ DIR; without files, the instruction files that load at DIR's start are the files
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple, Unpack
@@ -29,6 +28,7 @@ from ..versions import NO_VERSION, ClientVersion
 from .context import LOADS_AT_START, StartChecks, Starts
 from .duplicates import Duplicates
 from .files import (
+    Checked,
     FileChecker,
     FileInfo,
     Finding,
@@ -51,11 +51,19 @@ from .listing import (
     tracked_files,
     walk,
 )
+from .scan import MAX_PER_CODE, MAX_SCAN_CHARS, Held, ScanBudget, Scans, by_file, suppressions
 
-_SUPPRESS = re.compile(r"<!--\s*ctxasm:\s*(disable(?:-next-line)?)\s*=\s*([A-Za-z0-9_,\s]+?)\s*-->")
 _LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "off": None}
 
-__all__ = ["LintError", "LintResult", "is_instruction_file", "lint", "suppressions"]
+__all__ = [
+    "MAX_PER_CODE",
+    "MAX_SCAN_CHARS",
+    "LintError",
+    "LintResult",
+    "is_instruction_file",
+    "lint",
+    "suppressions",
+]
 
 
 class LintError(AssemblerError):
@@ -68,6 +76,7 @@ class LintResult(NamedTuple):
     ignored: tuple[str, ...] = ()  # of `files`, those git ignores (an agent reads them anyway)
     memory: tuple[str, ...] = ()  # of `files`, the repository's auto memory (outside it)
     modelled: str = ""  # the policy's client and the release modelled (its title and the release)
+    scanned: int = 0  # characters the content checks scanned (each file's once: `lint.scan`)
 
     @property
     def failed(self) -> bool:
@@ -78,31 +87,6 @@ class LintResult(NamedTuple):
         """Whether an error was found, or with `strict` a warning too."""
         failing = (Severity.ERROR, Severity.WARNING) if strict else (Severity.ERROR,)
         return any(f.severity in failing for f in self.findings)
-
-
-class _Suppressed(NamedTuple):
-    everywhere: frozenset[str]
-    by_line: Mapping[int, frozenset[str]]
-
-    def hides(self, finding: Finding) -> bool:
-        def match(codes: frozenset[str]) -> bool:
-            return "all" in codes or finding.code in codes
-
-        return match(self.everywhere) or match(self.by_line.get(finding.line, frozenset()))
-
-
-def suppressions(text: str) -> _Suppressed:
-    """`<!-- ctxasm: disable=CTX101,CTX501 -->` (whole file) and `disable-next-line=...`."""
-    everywhere: set[str] = set()
-    by_line: dict[int, frozenset[str]] = {}
-    for match in _SUPPRESS.finditer(text):
-        found = frozenset(c.strip() for c in re.split(r"[,\s]+", match.group(2)) if c.strip())
-        if match.group(1) == "disable":
-            everywhere |= found
-        else:
-            line = text.count("\n", 0, match.end()) + 2
-            by_line[line] = by_line.get(line, frozenset()) | found
-    return _Suppressed(frozenset(everywhere), by_line)
 
 
 def _levels(
@@ -180,6 +164,7 @@ def lint(
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
     size_errors: bool = False,
+    max_scan_chars: int = MAX_SCAN_CHARS,
     **options: Unpack[Options],
 ) -> LintResult:
     """Lint `files` (or every instruction file under `base`); paths are shown relative to `base`.
@@ -187,8 +172,9 @@ def lint(
     `cwd` also checks the whole context of that directory, and without `files` the
     instruction files that load at its start; `size_errors` makes a file over a size limit,
     or cut by its client, an error (the pre-commit hook's default) unless the policy's
-    `[lint.severity]` sets that code; `options` are `assemble()`'s (`touched` is not
-    used: lint checks what loads at start)."""
+    `[lint.severity]` sets that code; `max_scan_chars`: the characters the run's content
+    checks may scan, all files together (past it, `CTX008` says what was not checked);
+    `options` are `assemble()`'s (`touched` is not used: lint checks what loads at start)."""
     files = checked_paths(files, "files")
     if base is not None:
         checked_path(base, "base")
@@ -221,8 +207,10 @@ def lint(
             )
         paths = (*listing.files, *memory)
         findings = _leveled((_stopped(top, here) for top in listing.stopped), run.levels)
-        checked, load_dirs, starts = _check_files(paths, here, run, repos)
+        budget = ScanBudget(max_scan_chars)
+        checked, load_dirs, starts = _check_files(paths, here, run, repos, budget)
         findings += checked
+        findings += _leveled(_unscanned(budget), run.levels)
         start = [here] if whole_tree else [request.cwd] if cwd is not None else []
         # What loads from outside, that no linted file holds: at the repository's start (or
         # cwd), and at each start with settings of its own (they may move its auto memory).
@@ -238,7 +226,7 @@ def lint(
         repos.close()
     result = _finish(findings, run.levels, paths, here, listing.ignored, memory)
     modelled = f"{client.title} {version.modelled}" if version.modelled else ""
-    return result._replace(modelled=modelled)
+    return result._replace(modelled=modelled, scanned=budget.scanned)
 
 
 class _Run(NamedTuple):
@@ -276,6 +264,21 @@ def _stopped(top: Path, here: Path) -> Finding:
         f"{MAX_WALK_ENTRIES:,} entries walked or {MAX_LISTED:,} paths git lists: the files beyond are not "
         "checked; is a link pointing at a large directory?",
     )  # fmt: skip
+
+
+def _unscanned(budget: ScanBudget) -> list[Finding]:
+    """`CTX008` at the first path whose checks did not fit in the run's scan budget."""
+    if not budget.skipped:
+        return []
+    first, *rest = budget.skipped
+    more = f" and {len(rest):,} more" if rest else ""
+    message = (
+        f"lint stopped checking content here: one run's checks scan at most {budget.limit:,} "
+        f"characters and follow at most {budget.imports:,} imports, and this run reached a "
+        f"limit; the content of this path{more} is not fully checked (secrets, size, imports, "
+        "duplicates): lint fewer or smaller files at once"
+    )
+    return [Finding(first, 1, 1, codes.FINDINGS_CAPPED.code, message)]
 
 
 def _index_whole_tree(
@@ -333,19 +336,21 @@ def _given(files: Sequence[PathLike], here: Path, repos: _Repos) -> Listing:
 
 
 def _check_files(
-    paths: Sequence[Path], here: Path, run: _Run, repos: _Repos
+    paths: Sequence[Path], here: Path, run: _Run, repos: _Repos, budget: ScanBudget
 ) -> tuple[list[Finding], set[Path], set[Path]]:
     """Each file's findings, the directories an agent starts in to load one of the policy's
     client's files at start (their whole context is checked against the budget), and those
-    for any agent's instruction files (where what loads may depend on the release)."""
+    for any agent's instruction files (where what loads may depend on the release). The
+    paths of one file are checked together: its content once (`lint.scan`)."""
     for path in paths:
         if (repo := repos.of(path.parent)) is not None:
             repo.will_ask([path])  # whether it is git-ignored: one git run for all
     checkers: dict[GitRepo | None, FileChecker] = {}
+    scans = Scans(budget)
     findings: list[Finding] = []
     load_dirs: set[Path] = set()
     starts: set[Path] = set()
-    for path in paths:
+    for path, st in by_file(paths):
         if _links_to_instruction_file(path):
             continue  # its target is linted under its own name: report each problem once
         info = classify(path, relative_shown(path, here), run.starts.client)
@@ -353,7 +358,10 @@ def _check_files(
         if repo not in checkers:
             reads = run.starts.shared_reads()
             checkers[repo] = FileChecker(run.policy, run.machine, repo, reads, run.starts.version)
-        findings += _capped(_leveled(_check_file(info, checkers[repo], repo, run), run.levels))
+        checked = checkers[repo].check(info, scans, st)
+        found, held = _check_file(info, checked, repo, run, budget)
+        shared, more = _unheld(held, info.shown, run.levels)
+        findings += _capped([*_leveled(found, run.levels), *shared], more)
         if run.starts.applies(info):
             load_dirs.add(info.load_dir)
         if info.kind in LOADS_AT_START:
@@ -362,22 +370,43 @@ def _check_files(
 
 
 def _check_file(
-    info: FileInfo, checker: FileChecker, repo: GitRepo | None, run: _Run
-) -> list[Finding]:
-    """One file's own findings, those against the context it loads with, minus suppressed
-    ones and those of checks that do not apply to its client's files."""
-    checked = checker.check(info)
+    info: FileInfo, checked: Checked, repo: GitRepo | None, run: _Run, budget: ScanBudget
+) -> tuple[list[Finding], tuple[Held, ...]]:
+    """One path's own findings and those against the context it loads with, minus suppressed
+    ones, and what the checks of its file found (`Held`, suppressed already); of both, those
+    of checks that apply to its client's files."""
     found = list(checked.findings)
-    if checked.text is not None and checked.lines is not None:
-        found += run.duplicates.duplicates(info, checked.lines, checked.body)
-        found += run.checks.dropped_for_deeper_starts(info, checked.lines, repo)
+    scan, held = checked.scan, checked.held
+    if scan is not None and scan.text is not None:
+        found += run.duplicates.duplicates(info, scan, budget)
+        found += run.checks.dropped_for_deeper_starts(info, scan, repo, budget)
         found += run.checks.client_notes(info)
-        hidden = suppressions(checked.text)
-        found = [f for f in found if not hidden.hides(f)]
+        found = [f for f in found if not scan.hidden.hides(f)]
     if info.clients:  # the checks of every agent that loads it, and no other
         applied = frozenset().union(*(c.lint_codes for c in info.clients))
         found = [f for f in found if f.code in applied]
-    return found
+        held = tuple(h for h in held if h.code in applied)
+    return found, held
+
+
+def _unheld(
+    held: Iterable[Held], shown: str, levels: Mapping[str, Severity | None]
+) -> tuple[list[Finding], dict[tuple[str, str], int]]:
+    """A file's held findings at the path `shown` (of selected codes, with their level), and
+    how many of each code were left out when they were held."""
+    out: list[Finding] = []
+    more: dict[tuple[str, str], int] = {}
+    for group in held:
+        level = levels[group.code]
+        if level is None:
+            continue
+        out += (
+            Finding(shown, line, col, group.code, message, level)
+            for line, col, message in group.kept
+        )
+        if group.more:
+            more[(shown, group.code)] = more.get((shown, group.code), 0) + group.more
+    return out, more
 
 
 def _finish(
@@ -404,20 +433,20 @@ def _position(f: Finding) -> tuple[str, int, int, str, str]:
     return (f.path, f.line, f.col, f.code, f.message)
 
 
-# Findings of one code in one file past this many are counted in one CTX008 finding, so that
-# a hostile file (60,000 secrets, 200,000 missing imports) gives a bounded report.
-MAX_PER_CODE = 100
-
-
-def _capped(findings: Iterable[Finding]) -> list[Finding]:
+def _capped(
+    findings: Iterable[Finding], more: Mapping[tuple[str, str], int] | None = None
+) -> list[Finding]:
     """At most `MAX_PER_CODE` findings of each code in each file (the first ones), and for
-    each code with more, a CTX008 finding where the first one left out is, with the count."""
+    each code with more, a CTX008 finding where the first one left out is, with the count.
+    `more`: of each (path, code), how many were left out when a file's findings were held
+    (`lint.scan.hold`: all after the ones held, which include the first one left out)."""
     groups: dict[tuple[str, str], list[Finding]] = {}
     for f in dict.fromkeys(findings):
         groups.setdefault((f.path, f.code), []).append(f)
     out: list[Finding] = []
     for (path, code), group in groups.items():
-        if len(group) <= MAX_PER_CODE or code == codes.FINDINGS_CAPPED.code:
+        extra = more.get((path, code), 0) if more else 0
+        if len(group) + extra <= MAX_PER_CODE or code == codes.FINDINGS_CAPPED.code:
             out += group
             continue
         group.sort(key=_position)
@@ -426,7 +455,7 @@ def _capped(findings: Iterable[Finding]) -> list[Finding]:
         out.append(
             first._replace(
                 code=codes.FINDINGS_CAPPED.code,
-                message=f"{len(group) - MAX_PER_CODE:,} more {code} findings in {path} are not "
+                message=f"{len(group) + extra - MAX_PER_CODE:,} more {code} findings in {path} are not "
                 f"shown: lint reports the first {MAX_PER_CODE} of each code in a file",
                 severity=codes.FINDINGS_CAPPED.lint,
             )

@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-import time
 from collections.abc import Callable, Container, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .. import codes
 from ..clients import registry
 from ..clients.base import Client, FileKind
+from ..discovery.cache import ONE_RUN
 from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
@@ -28,21 +28,19 @@ from ..discovery.locations import is_within
 from ..discovery.prefixes import Prefixes
 from ..model import Layer, Policy, Reason, TokenCounter
 from ..output.sections import context_tokens, source_tokens
-from ..parsing.imports import iter_imports
-from ..parsing.parse import parse
-from ..parsing.positions import Lines
 from ..tokens import estimate_tokens, estimated
 from ..versions import NO_VERSION, ClientVersion
 from .files import (
-    EVERY_STEP,
     FileInfo,
     Finding,
     Machine,
     Positions,
     is_instruction_file,
     relative_shown,
+    resolved_imports,
 )
 from .git import GitRepo
+from .scan import Scan, ScanBudget
 
 if TYPE_CHECKING:
     from ..assembly import Assembly
@@ -314,25 +312,27 @@ class StartChecks:
         return out
 
     def dropped_for_deeper_starts(
-        self, info: FileInfo, lines: Lines, repo: GitRepo | None
+        self, info: FileInfo, scan: Scan, repo: GitRepo | None, budget: ScanBudget
     ) -> list[Finding]:
         """Imports that an agent started in a deeper directory with its own instructions drops:
-        the deeper start loads this file but not what it imports (as its discovery shows)."""
+        the deeper start loads this file but not what it imports (as its discovery shows).
+        The file's imports are resolved once for all its paths (`scan`); the paths compared,
+        and the text searched for the positions, at each path count in the run's `budget`."""
         if (
             codes.IMPORT_DEEPER_START.code not in self._wanted
             or not self.starts.applies(info)
             or repo is None
+            or scan.lines is None
             or not info.load_dir.is_dir()
         ):
             return []
-        text = lines.text
         real_dir = os.path.dirname(self.starts.real(str(info.path)))
         home = str(self.starts.machine.home)
-        found = iter_imports(parse(text, EVERY_STEP).imports, real_dir, home)
+        files = resolved_imports(scan, real_dir, home).files(RUN_MAX_IMPORTS)  # as a run follows
+        if not files or not budget.take(sum(len(t) for _, t in files), info.shown):
+            return []
         imports = [
-            (token, target)
-            for token, target in itertools.islice(found, RUN_MAX_IMPORTS)  # as a run follows
-            if os.path.isfile(target) and is_within(target, str(info.load_dir))
+            (token, target) for token, target in files if is_within(target, str(info.load_dir))
         ]
         # Cheapest questions first: git and discovery only when something could be dropped.
         if not imports:
@@ -342,8 +342,8 @@ class StartChecks:
             index = self._start_dirs[repo] = StartDirs(repo, self.starts.client)
         deeper = index.below(info.load_dir)
         me = {str(info.path), self.starts.real(str(info.path))}
-        positions = Positions(lines)
-        out = []
+        positions = Positions(scan.lines)
+        out: list[Finding] = []
         for token, target in imports:
             starts = [
                 d
@@ -356,6 +356,8 @@ class StartChecks:
             ]
             if not starts:
                 continue
+            if not out and not budget.take(len(scan.lines.text), info.shown):
+                return []  # the text is searched for the positions at each path
             line, col = positions.of(token)
             named = [f"{d.relative_to(info.load_dir).as_posix()}/" for d in starts[:_NAMED_STARTS]]
             more = len(starts) - len(named)
@@ -510,7 +512,10 @@ class _SharedReads(QuietObserver):
 
     def __init__(self, cache: ReadCache) -> None:
         self.cache = cache
-        self.since = time.time_ns()
+        # One lint run is one run, however many directories it discovers: every file counts
+        # as settled (as `Disk` counts them within one), so a file written just before the
+        # run (a checkout in CI) is processed once too, not once per directory.
+        self.since = ONE_RUN
 
     def cached(self, path: str, key: Hashable, st: os.stat_result | None, compute: Compute[T]) -> T:
         return self.cache.cached(path, key, st, compute, self.since)

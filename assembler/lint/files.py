@@ -16,6 +16,7 @@ import math
 import operator
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -48,6 +49,7 @@ from ..policy import agent_policy
 from ..tokens import estimate_tokens
 from ..versions import NO_VERSION, ClientVersion
 from .git import GitRepo
+from .scan import SKIPPED, Held, Scan, ScanBudget, Scans, hold, suppressions
 
 # Lint reads a file with every step a client may take before it loads it (frontmatter split
 # off, closed block comments stripped, imports found), whichever agent's file it is: the
@@ -75,10 +77,13 @@ class Finding(NamedTuple):
 
 
 class Checked(NamedTuple):
+    """One path's own findings, and what the checks of the file it reaches found (`held`,
+    shared by all its paths); `scan`: the file's text and its parse for the checks that follow
+    (None, or its `text` None, when it cannot be read or the run's scan budget is spent)."""
+
     findings: list[Finding]
-    text: str | None
-    body: str
-    lines: Lines | None = None  # positions in `text`, for the checks that follow
+    scan: Scan | None = None
+    held: tuple[Held, ...] = ()
 
 
 class FileInfo(NamedTuple):
@@ -331,8 +336,9 @@ class FileChecker:
             ),
         )
 
-    def check(self, info: FileInfo) -> Checked:
-        """The file's own findings, and its text (None when unreadable) for later checks."""
+    def check(self, info: FileInfo, scans: Scans, st: os.stat_result | None = None) -> Checked:
+        """The findings at one path (`st`: the `stat` of the file it reaches, None: none
+        could be taken), and those of the file's content, checked once for all its paths."""
         out: list[Finding] = []
 
         def add(line: int, col: int, code: Code, message: str) -> None:
@@ -340,14 +346,45 @@ class FileChecker:
 
         self._private(info, add)
         self._outside(info, add)
-        result = read_text(str(info.path), max(self.policy.limits.skip_bytes, 1))
-        text = result.text if result.ok else None
+        scan = scans.of(st, lambda: self.scan(info, st, scans.budget))
+        held = [scan.held]
         for client in info.clients:  # each agent's own checks (unreadable: of its place only)
-            for note in client.check_file(info.path, text, self._tracked):
-                add(note.line, note.col, note.code, note.message)
-        if text is None:
-            self._unloadable(info, result, add)
-            return Checked(out, None, "")
+            if scan.text is None:
+                for note in client.check_file(info.path, None, self._tracked):
+                    add(note.line, note.col, note.code, note.message)
+            else:
+                held.append(self._client_checks(client, info, scan, scans.budget))
+        if scan.skipped:
+            return Checked(out)
+        if scan.text is None:
+            self._unloadable(info, scan.result, add)
+            return Checked(out)
+        assert scan.parsed is not None
+        self._size(info, scan, add)
+        if info.kind is not FileKind.AGENT:  # a prompt, not instructions: never skipped
+            self._content(info, scan, add)
+        if info.kind not in (FileKind.MEMORY, FileKind.REFERENCE, FileKind.AGENT):
+            self._imports(info, scan, scans.budget, add)  # the client follows none in a prompt
+        return Checked(out, scan, tuple(h for group in held for h in group))
+
+    def scan(self, info: FileInfo, st: os.stat_result | None, budget: ScanBudget) -> Scan:
+        """The checks of the content of the file `info` reaches, whatever its name: made once
+        for all the paths of one file (`lint.scan`), within the run's `budget`."""
+        limit = max(self.policy.limits.skip_bytes, 1)
+        regular = st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= limit
+        if regular and st is not None and not budget.fits(st.st_size):  # chars <= bytes
+            budget.skip(info.shown)
+            return Scan(SKIPPED, skipped=True)
+        result = read_text(str(info.path), limit, st)
+        if not result.ok:
+            return Scan(result)
+        text = result.text
+        budget.charge(len(text))
+        found: list[tuple[int, int, str, str]] = []
+
+        def add(line: int, col: int, code: Code, message: str) -> None:
+            found.append((line, col, code.code, message))
+
         if result.replaced >= 0:
             add(
                 1,
@@ -355,16 +392,31 @@ class FileChecker:
                 codes.INVALID_UTF8,
                 f"invalid UTF-8 at byte {result.replaced}: re-save the file as UTF-8",
             )
-        self._size(info, text, result.size, add)
         parsed = parse(text, EVERY_STEP)
-        lines = Lines(text)
         self._frontmatter(parsed.frontmatter, add)
-        if info.kind is not FileKind.AGENT:  # a prompt, not instructions: never skipped
-            self._content(info, parsed, add)
+        lines = Lines(text)
         self._secrets_and_tags(lines, parsed.text, add)
-        if info.kind not in (FileKind.MEMORY, FileKind.REFERENCE, FileKind.AGENT):
-            self._imports(info, parsed, lines, add)  # the client follows none in a prompt
-        return Checked(out, text, parsed.body, lines)
+        hidden = suppressions(text)
+        return Scan(result, text, parsed, hold(found, hidden), hidden)
+
+    def _client_checks(
+        self, client: Client[Any], info: FileInfo, scan: Scan, budget: ScanBudget
+    ) -> tuple[Held, ...]:
+        """`client`'s own checks of the file, once for all its paths with one `check_key`
+        (each run scans the text once more: counted in the budget)."""
+        text = scan.text
+        assert text is not None
+        if type(client).check_file is Client.check_file:
+            return ()  # no checks of its own: nothing to scan
+        key = ("client", client.name, client.check_key(info.path), id(self._tracked))
+        found: tuple[Held, ...] | None = scan.known(key)
+        if found is None:
+            if not budget.take(len(text), info.shown):
+                return ()  # nothing remembered: each path that needs it is noted
+            notes = client.check_file(info.path, text, self._tracked)
+            found = hold(((n.line, n.col, n.code.code, n.message) for n in notes), scan.hidden)
+            scan.remember(key, found)
+        return found
 
     def _private(self, info: FileInfo, add: Add) -> None:
         """A file private to one user (`FileKind.LOCAL`) that git tracks or does not ignore."""
@@ -395,8 +447,9 @@ class FileChecker:
         code = READ_FAILURES.get(result.status, codes.UNREADABLE)
         add(1, 1, code, f"cannot be loaded ({reason}): make it a readable UTF-8 text file")
 
-    def _size(self, info: FileInfo, text: str, size: int, add: Add) -> None:
-        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    def _size(self, info: FileInfo, scan: Scan, add: Add) -> None:
+        text, size = scan.text or "", scan.result.size
+        lines = scan.newlines + (0 if text.endswith("\n") or not text else 1)
         guidance = self._sized_by(info)[0]
         # Not for an index the client cuts (CTX106), a skill's reference, read on demand, nor
         # a client's settings file.
@@ -418,8 +471,10 @@ class FileChecker:
                 f"{len(text):,} characters, over the policy's {chars:,}-character limit: it is cut; shorten it",
             )  # fmt: skip
 
-    def _content(self, info: FileInfo, parsed: Parsed, add: Add) -> None:
+    def _content(self, info: FileInfo, scan: Scan, add: Add) -> None:
         """Empty, a memory index the client cuts, or large enough to hurt performance."""
+        parsed = scan.parsed
+        assert parsed is not None
         processed = parsed.text
         limits = self._sized_by(info)[1]
         if not parsed.stripped:
@@ -428,7 +483,11 @@ class FileChecker:
                 "empty once frontmatter and comments are removed: the client skips it; add text or delete it",
             )  # fmt: skip
         elif info.kind is FileKind.MEMORY:
-            cut = truncate_index(processed, limits.index_lines, limits.index_chars, info.path.name)
+            name = info.path.name
+            cut = scan.memo(
+                ("index", name, limits.index_lines, limits.index_chars),
+                lambda: truncate_index(processed, limits.index_lines, limits.index_chars, name),
+            )
             if cut is not None:
                 add(
                     1, 1, codes.INDEX_CUT,
@@ -546,13 +605,15 @@ class FileChecker:
 
     # --- imports, walked by the discovery `Loader` ------------------------------------------
 
-    def _imports(self, info: FileInfo, parsed: Parsed, lines: Lines, add: Add) -> None:
+    def _imports(self, info: FileInfo, scan: Scan, budget: ScanBudget, add: Add) -> None:
         """Each direct import as the client loads it started in the file's directory, with
         what its chain leads to: missing, external, not text, a directory, a cycle, too deep,
         an imported file that cannot be read. At most `IMPORT_WALK_BUDGET` imports are
-        followed from one file: every linted file walks its own graph."""
+        followed from one file (every linted file walks its own graph), and what is left of
+        the run's `budget` (`lint.scan.MAX_RUN_IMPORTS`)."""
         context = self.machine.context(info.load_dir)
-        if not parsed.imports or not self.policy.imports or context is None:
+        parsed = scan.parsed
+        if parsed is None or not parsed.imports or not self.policy.imports or context is None:
             return
         home = self.machine.home
         user_file = any(info.path.is_relative_to(d) for d in user_dirs(home))
@@ -560,35 +621,52 @@ class FileChecker:
         real = self.machine.real.of_file(os.path.normpath(info.path))
         run = Run(context, self.policy, estimate_tokens, Disk(self._reads), version=self._version)
         reading = registry.get(self.policy.client).reading(run)
-        loader = _WalkLoader(run, self._resolved, IMPORT_WALK_BUDGET, reading)
+        walk = min(IMPORT_WALK_BUDGET, budget.imports_left)
+        if walk <= 0:
+            budget.skip(info.shown)  # the run's walks are spent: counted in one CTX008
+            return
+        loader = _WalkLoader(run, self._resolved, walk, reading)
         loader.processed.update({os.path.normpath(info.path), os.path.normpath(real)})
         layer = Layer.USER if user_file else Layer.PROJECT
         chain = (os.path.normpath(real),)
-        positions = Positions(lines)
-        for token, target in iter_imports(parsed.imports, os.path.dirname(real), str(home)):
-            line, col = positions.of(token)
-            if loader.imports_left <= 0:
-                add(
-                    line, col, codes.FINDINGS_CAPPED,
-                    f"lint stops following imports after {IMPORT_WALK_BUDGET:,} from one file: "
-                    f"@{token} and the imports after it are not checked; import fewer files",
-                )  # fmt: skip
-                return
-            before = len(loader.diagnostics)
-            loader.load_imports(
-                info.shown,
-                [(token, target)],
-                layer,
-                include_external,
-                1,
-                chain,
-                found_in=os.path.normpath(info.path),
-            )
-            shown = loader.display(target)
-            for message, code in _import_findings(
-                token, shown, loader.diagnostics[before:], self.policy, _advice(info)
-            ):
-                add(line, col, code, message)
+        imports = resolved_imports(scan, os.path.dirname(real), str(home))
+        try:
+            for i, (token, target) in enumerate(imports):
+                line, col = imports.position(i)
+                if loader.imports_left <= 0:
+                    said = _walk_stopped(token, walk, budget.imports)
+                    add(line, col, codes.FINDINGS_CAPPED, said)
+                    return
+                before = len(loader.diagnostics)
+                loader.load_imports(
+                    info.shown,
+                    [(token, target)],
+                    layer,
+                    include_external,
+                    1,
+                    chain,
+                    found_in=os.path.normpath(info.path),
+                )
+                shown = loader.display(target)
+                for message, code in _import_findings(
+                    token, shown, loader.diagnostics[before:], self.policy, _advice(info)
+                ):
+                    add(line, col, code, message)
+
+        finally:
+            budget.imports_left -= walk - loader.imports_left
+
+
+def _walk_stopped(token: str, walk: int, run: int) -> str:
+    """Why lint follows no more imports from a file: its own limit, or the run's (`run`)."""
+    if walk == IMPORT_WALK_BUDGET:
+        stopped = f"after {IMPORT_WALK_BUDGET:,} from one file"
+    else:
+        stopped = f"after {run:,} in one run (all files together)"
+    return (
+        f"lint stops following imports {stopped}: @{token} and the imports after it are not "
+        "checked; import fewer files"
+    )
 
 
 # Imports lint follows from one file, all hops counted (a hostile clique of N files that all
@@ -619,6 +697,59 @@ class _WalkLoader(Loader):
         if found is None:
             found = self._memo[key] = super().imports_of(parsed, base_dir)
         return found
+
+
+class ResolvedImports:
+    """A file's imports resolved from one directory (in order, each target once) and where
+    each is in the text, asked in that order (`Positions`): every path of the file whose real
+    directory is that one resolves the same, so it is done once for them all, as far as any
+    of them goes."""
+
+    __slots__ = ("_files", "_found", "_next", "_places", "_positions")
+
+    def __init__(self, tokens: Sequence[str], base_dir: str, home: str, lines: Lines) -> None:
+        self._next = iter_imports(tokens, base_dir, home)
+        self._found: list[tuple[str, str]] = []
+        self._positions = Positions(lines)
+        self._places: list[tuple[int, int]] = []
+        self._files: dict[int, list[tuple[str, str]]] = {}
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        i = 0
+        while True:
+            if i == len(self._found):
+                found = next(self._next, None)
+                if found is None:
+                    return
+                self._found.append(found)
+            yield self._found[i]
+            i += 1
+
+    def position(self, i: int) -> tuple[int, int]:
+        """Line and column of the `i`-th import (those before it found first)."""
+        while len(self._places) <= i:
+            self._places.append(self._positions.of(self._found[len(self._places)][0]))
+        return self._places[i]
+
+    def files(self, limit: int) -> list[tuple[str, str]]:
+        """Of the first `limit` imports, those whose target is a file."""
+        found = self._files.get(limit)
+        if found is None:
+            found = self._files[limit] = [
+                (token, target)
+                for token, target in itertools.islice(self, limit)
+                if os.path.isfile(target)
+            ]
+        return found
+
+
+def resolved_imports(scan: Scan, base_dir: str, home: str) -> ResolvedImports:
+    """The imports of the file `scan` read, resolved from `base_dir` (once a file)."""
+    assert scan.parsed is not None and scan.lines is not None
+    tokens, lines = scan.parsed.imports, scan.lines
+    return scan.memo(
+        ("imports", base_dir, home), lambda: ResolvedImports(tokens, base_dir, home, lines)
+    )
 
 
 class TrackedFiles:

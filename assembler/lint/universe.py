@@ -71,7 +71,9 @@ class Universe:
         self._machine = machine
         self._paragraphs = paragraphs
         self._owners: dict[str, set[str]] = {}  # paragraph -> real paths of files holding it
+        self.version = 0  # moves whenever a paragraph gains an owner
         self._load_dirs: dict[str, set[str]] = {}  # linted file (real path) -> its load dirs
+        self._linted: set[str] = set()  # real paths of the linted files indexed
         self._anywhere: set[str] = set()  # imported files: they may load from any directory
         self._kinds: dict[tuple[object, ...], frozenset[str]] = {}  # kind -> outside sources
         # kind -> (what every start of it loads from the managed, user and memory layers, and
@@ -117,6 +119,9 @@ class Universe:
         real = self._real(str(path))
         if load_dir is not None:
             self._load_dirs.setdefault(real, set()).add(str(load_dir))
+        if real in self._linted:
+            return  # another name of a file indexed already: nothing new to read
+        self._linted.add(real)
         parsed = self._loader.read(str(path), "file")
         if parsed is None:
             return
@@ -189,7 +194,16 @@ class Universe:
 
     def _index(self, real: str, content: str) -> None:
         for paragraph in self._paragraphs(real, content):
-            self._owners.setdefault(paragraph, set()).add(real)
+            owners = self._owners.setdefault(paragraph, set())
+            if real not in owners:
+                owners.add(real)
+                self.version += 1
+
+    def contested(self, me: str, paragraphs: Iterable[str]) -> tuple[str, ...]:
+        """Those of `paragraphs` (of the file at real path `me`) that another file holds:
+        the only ones `indexed_duplicates` needs to be asked about (until `version` moves)."""
+        owners = self._owners
+        return tuple(p for p in paragraphs if any(o != me for o in owners.get(p, ())))
 
     # --- asking ---------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -32,7 +32,17 @@ from ...model import Assembled, Layer, Reason, Skill, Source, Why
 from ...parsing.markdown import strip_block_comments
 from ...tokens import estimate_tokens
 from ...versions import ClientVersion
-from ..base import Advice, Agents, Client, FileKind, FileNote, FileRole, FormatContext, Tracked
+from ..base import (
+    Advice,
+    Agents,
+    Client,
+    FileKind,
+    FileNote,
+    FileRole,
+    FormatContext,
+    Tracked,
+    role_key,
+)
 from ..headless import Headless
 from .codes import CODES
 from .headless import ClaudeCodeHeadless
@@ -210,6 +220,9 @@ class ClaudeCode(Client[ClaudeSetup]):
         from .compaction import profile
 
         return profile(self.name, version.modelled, environ, context_window)
+
+    def check_key(self, path: Path) -> Hashable:
+        return role_key(self.classify(path), path)  # its checks: the kind, the name, a rule's globs
 
     def check_file(
         self, path: Path, text: str | None, tracked: Tracked | None
