@@ -1,4 +1,4 @@
-"""The budgeter: per-file character limits, the memory index cut (Claude Code's own function,
+"""The budgeter: per-file character limits, the memory index cut (its client's own function,
 `clients/claude_code/memory_index.py`, which the seed's workspace shares), a total token budget.
 
 Every cut becomes a `Cut` on its source and a diagnostic: which source, how much, why.

@@ -79,8 +79,8 @@ def dumps(value: Any, **options: Any) -> str:
 
 
 def format_file_size(size: int) -> str:
-    """Claude Code's `formatFileSize` (`24.4KB`, `1.5MB`, `512 bytes`; 1,280 bytes is `1.3KB`:
-    half up, as JavaScript's `toFixed` rounds an exact quotient): the one port, which its
+    """The agent's `formatFileSize` (`24.4KB`, `1.5MB`, `512 bytes`; 1,280 bytes is `1.3KB`:
+    half up, as JavaScript's `toFixed` rounds an exact quotient): the one port, which the
     memory-index warning and the conversation runtime's persisted-output block both print."""
     from decimal import ROUND_HALF_UP, Decimal  # rarely needed: not imported at start-up
 

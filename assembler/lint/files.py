@@ -34,6 +34,7 @@ from ..discovery.locations import OPEN_SKILL_HOME, RealDirs, in_skill_folder
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..display import PATTERN_CHARS
 from ..display import shown as display_form
+from ..errors import PolicyError
 from ..model import Diagnostic, Layer, Limits, LintSettings, Policy, Severity
 from ..output.sections import (
     MARKDOWN_HEADING,
@@ -314,15 +315,18 @@ class FileChecker:
 
     def _sized_by(self, info: FileInfo) -> tuple[LintSettings, Limits]:
         """The size limits that apply to `info`: the run's agent's (its policy, a project's
-        `[lint]` included) and, where it has none, those of the agent the file is for (a
-        CLAUDE.md under `--policy codex` keeps Claude Code's line guidance); never a third
-        agent's, so an AGENTS.md under `--policy codex` gets no line guidance at all."""
+        `[lint]` included) and, where it has none, those of the agent the file is for (one
+        agent's file, checked under another's policy, keeps its own agent's guidance); never
+        a third agent's."""
         run = self.policy
         agent = info.client
         if agent is None or agent.name == run.client:
             return run.lint, run.limits
         if agent.name not in self._agents:
-            self._agents[agent.name] = agent_policy(agent)
+            try:
+                self._agents[agent.name] = agent_policy(agent)
+            except PolicyError:  # a client of a plug-in whose policy is not built in
+                self._agents[agent.name] = run._replace(lint=LintSettings(), limits=Limits())
         own = self._agents[agent.name]
         return (
             run.lint._replace(

@@ -158,7 +158,7 @@ def project(tmp_path: Path) -> Path:
             "repo/app/TOY.md": "App toy rules.",
             "repo/app/deep/TOY.md": "Deep toy rules.",
             "repo/app/deep/main.py": "",
-            "toy.toml": 'name = "toy"\nclient = "toy"\n[render]\nformat = "toy"\n',
+            "toy.toml": 'name = "toy"\nclient = "toy"\n[render]\nformat = "toy"\n[lint]\nmax_lines = 200\n',
             "notes.toml": 'name = "toy-notes"\nclient = "toy-notes"\n',
         },
     )
