@@ -105,7 +105,8 @@ CATALOGUE: tuple[Code, ...] = (
     (DEAD_GLOB := Code("CTX305", "dead-glob", "a paths: glob that matches no file tracked by git", WARNING)),
     (BRACE_BUDGET := Code("CTX306", "brace-budget", "brace expansion over 1,000 patterns: the glob matches nothing", ERROR, WARNING)),
     (GLOB_TOO_COMPLEX := Code("CTX307", "glob-too-complex", "a glob over 1,024 characters, past 64 KiB of globs, or not linear to match: it matches nothing", ERROR, WARNING)),
-    (FRONTMATTER_TOO_COMPLEX := Code("CTX308", "frontmatter-too-complex", "YAML frontmatter over 20,000 nodes (aliases expanded) or 64 levels deep: dropped", ERROR, WARNING)),
+    (FRONTMATTER_TOO_COMPLEX := Code("CTX308", "frontmatter-too-complex", "YAML frontmatter over 20,000 nodes or 4 Mi characters (aliases expanded), 64 levels deep, or too long for a client without limits: dropped", ERROR, WARNING)),
+    (FRONTMATTER_CUT := Code("CTX309", "frontmatter-cut", "frontmatter of a client that documents no limit, with lines too long to parse whole: the start of each parsed", WARNING, WARNING)),
     # Placement.
     (LOCAL_NOT_IGNORED := Code("CTX402", "local-not-ignored", "a private instruction file tracked by git or not git-ignored", ERROR)),
     (EMPTY := Code("CTX404", "empty", "empty after removing frontmatter and comments: skipped", WARNING, INFO, Skip.EMPTY)),

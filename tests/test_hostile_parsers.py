@@ -89,6 +89,44 @@ def test_an_alias_bomb_in_a_skill_is_dropped(tmp_path: Path) -> None:
     assert ".claude/skills/s/SKILL.md: warning: YAML frontmatter is over 20,000 nodes" in err
 
 
+def aliased_string(key: str, aliases: int = 19_000, size: int = 200_000) -> str:
+    """One 200 KB string aliased 19,000 times as `key` (260 KB, under the node limit)."""
+    return f'x: &x "{"a," * (size // 2)}"\n{key}: [' + ", ".join(["*x"] * aliases) + "]"
+
+
+_AGENT = "name: a\ndescription: d\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "lead", "key", "policy", "said"),
+    [
+        (".claude/agents/a.md", _AGENT, "tools", "claude-code", "CTX308"),
+        (".claude/agents/a.md", _AGENT, "disallowedTools", "claude-code", "CTX308"),
+        (".claude/rules/r.md", "", "paths", "claude-code", "CTX308"),
+        # Cursor and Copilot document no limit: each line is cut to 8,192 characters first.
+        (".github/instructions/x.instructions.md", "", "applyTo", "copilot", "CTX309"),
+        (".cursor/rules/r.mdc", "", "globs", "cursor", "CTX309"),
+    ],
+)
+def test_an_aliased_string_is_not_expanded_to_gigabytes(
+    tmp_path: Path, path: str, lead: str, key: str, policy: str, said: str
+) -> None:
+    """It gave MemoryError (exit 3) through an agent's tools and a Copilot applyTo, and over
+    60 s of CPU through a rule's paths and a Cursor globs (issue 30, item 4): what aliases
+    expand to is bounded in characters too (CTX308), or, for a client without limits, the
+    lines are cut before the YAML is parsed (CTX309)."""
+    repo = project(tmp_path, {path: f"---\n{lead}{aliased_string(key)}\n---\nbody\n"})
+    code, out, _ = cli(tmp_path, "lint", "--policy", policy, "--format", "json", path, cwd=repo)
+    assert code == 1 and said in lint_codes(out)
+    if said == "CTX308":
+        [found] = [f for f in json.loads(out) if f["code"] == "CTX308"]
+        assert "characters of values, each alias counted" in found["message"]
+    for command in ("explain", "render"):
+        code, _, err = cli(tmp_path, command, "--policy", policy, cwd=repo)
+        # explain shows notes in its rows; render does not read agent definitions
+        assert code == 0 and (said in err or command == "explain" or "agents" in path)
+
+
 def test_fifty_thousand_frontmatter_keys_are_quick(tmp_path: Path) -> None:
     keys = "\n".join(f"k{i}: v" for i in range(50_000))
     few = "\n".join(f"k{i}: v" for i in range(5000))  # within the limit: keys reported, capped

@@ -85,10 +85,12 @@ class FileKind(enum.Enum):
 
 
 class FileRole(NamedTuple):
-    """A file's kind, and the directory an agent starts in for it to load at start."""
+    """A file's kind, the directory an agent starts in for it to load at start, and the
+    frontmatter YAML its client parses of it (`parse.Dialect.frontmatter_chars`; 0: all)."""
 
     kind: FileKind
     load_dir: Path
+    frontmatter_chars: int = 0
 
 
 def role_key(role: FileRole | None, path: Path) -> Hashable:

@@ -29,10 +29,11 @@ from typing import Any, NamedTuple
 from .. import codes
 from ..codes import ERROR, INFO, WARNING, Code, Skip
 from ..discovery.context import Discovery, Run
-from ..discovery.loader import Loaded, Loader
+from ..discovery.loader import Loaded, Loader, Reading
 from ..discovery.touches import attached
 from ..model import Layer, Reason, Source, Why
 from ..parsing import frontmatter as fm
+from ..parsing.parse import Dialect
 from ..parsing.positions import Lines
 from . import rulefiles as rf
 from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked, role_key
@@ -52,6 +53,10 @@ KEYS = ("applyTo", "excludeAgent", "name", "description")
 # (docs.github.com/en/copilot/concepts/code-review, 2025; later removed from the page, see
 # github/docs#42761: kept as a warning, docs/clients/copilot.md).
 REVIEW_CHARS = 4000
+# Copilot documents no limit on a file or its frontmatter: ctxasm parses at most this much YAML of
+# one (a longer block is stripped, not parsed, and reported: CTX308).
+FRONTMATTER_CHARS = 64 * 1024
+READING = Reading(dialect=Dialect(frontmatter_chars=FRONTMATTER_CHARS))
 
 # Its own diagnostic codes (`Client.own_codes`), listed by `ctxasm codes` with the shared ones.
 # fmt: off
@@ -111,14 +116,18 @@ class Copilot(Client[CopilotState]):
     lint_codes = frozenset(
         {
             *("CTX001", "CTX002", "CTX003", "CTX004", "CTX005", "CTX006", "CTX007", "CTX008"),
-            *("CTX101", "CTX102", "CTX103", "CTX105", "CTX301", "CTX307", "CTX308", "CTX404"),
+            *("CTX101", "CTX102", "CTX103", "CTX105", "CTX301", "CTX307", "CTX308", "CTX309"),
+            "CTX404",
             *("CTX501", "CTX502", "CTX503", "CTX504", "CTX601", "CTX801", "CTX802"),
             *("CTX932", "CTX935", "CTX936", "CTX937", "CTX938"),
         }
     )
 
+    def reading(self, run: Run) -> Reading:
+        return READING
+
     def discover(self, run: Run) -> Discovery[CopilotState]:
-        loader = Loader(run)
+        loader = Loader(run, reading=READING)
         ctx = run.context
         root, cwd = str(ctx.project_root), str(ctx.cwd)
         why = Why.CWD if root == cwd else Why.ANCESTOR
@@ -136,7 +145,7 @@ class Copilot(Client[CopilotState]):
     def touch(
         self, run: Run, state: CopilotState, target: Path, already: Collection[str]
     ) -> Discovery[CopilotState]:
-        loader = Loader(run)
+        loader = Loader(run, reading=READING)
         at = rf.touch_target(loader, run, target)
         if at is None:
             return Discovery((), tuple(loader.diagnostics))
@@ -160,7 +169,7 @@ class Copilot(Client[CopilotState]):
         if path.name.endswith(SUFFIX) and ".github" in parts[:-2]:
             at = len(parts) - 1 - parts[::-1].index(".github")
             if parts[at + 1 : at + 2] == ("instructions",):
-                return FileRole(FileKind.RULE, Path(*parts[:at]))
+                return FileRole(FileKind.RULE, Path(*parts[:at]), FRONTMATTER_CHARS)
         if path.name == AGENTS:
             return FileRole(FileKind.INSTRUCTIONS, path.parent)
         return None
@@ -179,7 +188,7 @@ class Copilot(Client[CopilotState]):
         body = text.removeprefix("\ufeff")
         lines = Lines(body)
         if role.kind is FileKind.RULE:
-            head, _ = fm.split_frontmatter(body)
+            head, _ = fm.split_frontmatter(body, FRONTMATTER_CHARS)
             if head.present and not head.error and not head.too_complex:
                 out += _instruction_notes(lines, head, str(role.load_dir))
                 reviewed = "code-review" not in instructions_of(head.data, "/").excluded

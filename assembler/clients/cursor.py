@@ -32,10 +32,11 @@ from .. import codes
 from ..codes import ERROR, INFO, WARNING, Code, Skip
 from ..discovery.context import Discovery, Run
 from ..discovery.index import Entry, Index, entry
-from ..discovery.loader import Loaded, Loader
+from ..discovery.loader import Loaded, Loader, Reading
 from ..discovery.touches import attached
 from ..model import Layer, Reason, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
+from ..parsing.parse import Dialect
 from ..parsing.positions import Lines
 from . import rulefiles as rf
 from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked, role_key
@@ -47,6 +48,10 @@ AGENTS = "AGENTS.md"
 LEGACY = ".cursorrules"
 KEYS = ("description", "globs", "alwaysApply")
 INDEX = "agent-requested rules"
+# Cursor documents no limit on a file or its frontmatter: ctxasm parses at most this much YAML of
+# one (a longer block is stripped, not parsed, and reported: CTX308).
+FRONTMATTER_CHARS = 64 * 1024
+READING = Reading(dialect=Dialect(frontmatter_chars=FRONTMATTER_CHARS))
 
 # Its own diagnostic codes (`Client.own_codes`), listed by `ctxasm codes` with the shared ones.
 # fmt: off
@@ -234,14 +239,18 @@ class Cursor(Client[CursorState]):
     lint_codes = frozenset(
         {
             *("CTX001", "CTX002", "CTX003", "CTX004", "CTX005", "CTX006", "CTX007", "CTX008"),
-            *("CTX101", "CTX102", "CTX103", "CTX105", "CTX301", "CTX307", "CTX308", "CTX404"),
+            *("CTX101", "CTX102", "CTX103", "CTX105", "CTX301", "CTX307", "CTX308", "CTX309"),
+            "CTX404",
             *("CTX501", "CTX502", "CTX503", "CTX504", "CTX601", "CTX706", "CTX801", "CTX802"),
             *("CTX924", "CTX925", "CTX926", "CTX927", "CTX928"),
         }
     )
 
+    def reading(self, run: Run) -> Reading:
+        return READING
+
     def discover(self, run: Run) -> Discovery[CursorState]:
-        loader = Loader(run)
+        loader = Loader(run, reading=READING)
         ctx = run.context
         root, cwd = str(ctx.project_root), str(ctx.cwd)
         walk = _Walk(loader)
@@ -266,7 +275,7 @@ class Cursor(Client[CursorState]):
     def touch(
         self, run: Run, state: CursorState, target: Path, already: Collection[str]
     ) -> Discovery[CursorState]:
-        loader = Loader(run)
+        loader = Loader(run, reading=READING)
         at = rf.touch_target(loader, run, target)
         if at is None:
             return Discovery((), tuple(loader.diagnostics))
@@ -292,7 +301,7 @@ class Cursor(Client[CursorState]):
             inside = parts[at + 1 :]
             if inside[:1] == ("rules",) and len(inside) > 1:
                 kind = FileKind.RULE if path.name.endswith(SUFFIX) else FileKind.NEVER_LOADED
-                return FileRole(kind, Path(*parts[:at]))
+                return FileRole(kind, Path(*parts[:at]), FRONTMATTER_CHARS)
         if path.name in (AGENTS, LEGACY):
             return FileRole(FileKind.INSTRUCTIONS, path.parent)
         return None
@@ -321,7 +330,7 @@ class Cursor(Client[CursorState]):
 
 def _rule_notes(text: str, base_dir: str) -> list[FileNote]:
     text = text.removeprefix("\ufeff")
-    head, _ = fm.split_frontmatter(text)
+    head, _ = fm.split_frontmatter(text, FRONTMATTER_CHARS)
     if not head.present or head.error or head.too_complex:
         return []  # CTX301 / CTX308 say so
     data = head.data

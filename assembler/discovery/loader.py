@@ -409,6 +409,10 @@ class Loader:
                     f"YAML frontmatter {parsed.frontmatter.too_complex}; ctxasm drops it (and any paths:): simplify it",
                 )
             )
+        if parsed.frontmatter.cut:
+            notes.append(
+                (codes.FRONTMATTER_CUT, f"YAML frontmatter {parsed.frontmatter.cut}: shorten them")
+            )
         return FileRead(parsed, tuple(notes))
 
     def _skip_message(self, result: ReadResult, what: str) -> str:

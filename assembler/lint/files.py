@@ -44,7 +44,7 @@ from ..output.sections import (
 )
 from ..parsing import frontmatter as fm
 from ..parsing.imports import TEXT_EXTENSIONS, iter_imports
-from ..parsing.parse import Parsed, Switches, parse
+from ..parsing.parse import Dialect, Parsed, Switches, parse
 from ..parsing.positions import Lines
 from ..policy import agent_policy
 from ..tokens import estimate_tokens
@@ -396,7 +396,12 @@ class FileChecker:
                 codes.INVALID_UTF8,
                 f"invalid UTF-8 at byte {result.replaced}: re-save the file as UTF-8",
             )
-        parsed = parse(text, EVERY_STEP)
+        # As much of the frontmatter as the file's agents parse (the first path's, for every path).
+        bound = info.role.frontmatter_chars
+        steps = (
+            EVERY_STEP._replace(dialect=Dialect(frontmatter_chars=bound)) if bound else EVERY_STEP
+        )
+        parsed = parse(text, steps)
         self._frontmatter(parsed.frontmatter, add)
         lines = Lines(text)
         self._secrets_and_tags(lines, parsed.text, add)
@@ -589,6 +594,8 @@ class FileChecker:
                 f"invalid YAML frontmatter ({frontmatter.error}): the client ignores it and any paths:; fix the YAML",
             )  # fmt: skip
             return
+        if frontmatter.cut:
+            add(1, 1, codes.FRONTMATTER_CUT, f"YAML frontmatter {frontmatter.cut}: shorten them")
 
     def _outside(self, info: FileInfo, add: Add) -> None:
         """A file of the project that is a symlink to a file outside it (CTX801/CTX802)."""

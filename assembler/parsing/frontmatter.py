@@ -3,11 +3,14 @@
 Every rule here reproduces Claude Code (2.1.x, `utils/frontmatterParser.ts` and
 `utils/claudemd.ts`): the frontmatter delimiter regex, the retry that quotes glob-like values
 when the YAML is invalid, `paths` splitting and brace expansion, and the removal of a trailing
-`/**`. YAML itself is parsed by PyYAML's safe loader (libyaml when present), bounded: an
+`/**`. YAML is parsed by PyYAML (libyaml when present) and its values built as the client's
+`Bun.YAML.parse` gives them, by functions that cannot fail (`yaml_values`). It is bounded: an
 alias stands for the whole node it names, so a few hundred bytes of nested anchors would
-otherwise make a billion-node value for whoever walks it (paths splitting, lint). A document
-of over `MAX_YAML_NODES` nodes, counting each alias as the nodes it stands for, or nested over
-`MAX_YAML_DEPTH` levels, is dropped and reported (CTX308), as invalid YAML is (CTX301).
+otherwise make a billion-node value for whoever walks it (paths splitting, lint), and one
+200 KB string aliased 19,000 times would make 3.8 GB of text for whoever splits or joins it.
+A document of over `MAX_YAML_NODES` nodes or `MAX_YAML_CHARS` characters of values, each alias
+counted as what it stands for, or nested over `MAX_YAML_DEPTH` levels, is dropped and
+reported (CTX308), as invalid YAML is (CTX301).
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ from typing import Any, NamedTuple
 
 from . import globs as glob_limits
 
-# Claude Code's FRONTMATTER_REGEX: `^---\s*\n([\s\S]*?)---\s*\n?` (not anchored per line: the
-# first `---` after the opener closes the block).
-_FRONTMATTER = re.compile(r"---\s*\n(.*?)---\s*\n?", re.DOTALL)
+# Claude Code's FRONTMATTER_REGEX is `^---\s*\n([\s\S]*?)---\s*\n?` (not anchored per line: the
+# first `---` after the opener closes the block). It is matched in three steps, the same match
+# without the lazy group's retry at every character (22 ms for a 3 MB block): the opener, a
+# `str.find` of the first `---` after it, and the whitespace after that.
+_OPENER = re.compile(r"---\s*\n")
+_SPACE = re.compile(r"\s*")
 _SIMPLE_KEY_VALUE = re.compile(r"([a-zA-Z_-]+):\s+(.+)$")
 _YAML_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 _BRACE_OR_COMMA = re.compile(r"[{},]")
@@ -34,6 +40,10 @@ _MAX_BRACE_GROUPS = 200
 
 MAX_YAML_NODES = 20_000
 MAX_YAML_DEPTH = 64
+# The characters of the values (keys included) a document yields, each alias counted as the
+# text it stands for: what the largest file the client reads (4 MiB) can hold without aliases.
+# A document longer than this is allowed its own length.
+MAX_YAML_CHARS = 4 * 1024 * 1024
 
 
 class Frontmatter(NamedTuple):
@@ -44,26 +54,87 @@ class Frontmatter(NamedTuple):
     error: str = ""  # why the YAML is invalid (CTX301)
     line_count: int = 0
     too_complex: str = ""  # which limit dropped it (CTX308)
+    cut: str = ""  # what of it was not parsed, for a client without limits (CTX309)
 
 
 NO_FRONTMATTER = Frontmatter(False, {})
 
 
-def split_frontmatter(text: str) -> tuple[Frontmatter, str]:
-    """(frontmatter, body). Invalid YAML still strips the block, as the client does."""
+def split_frontmatter(text: str, max_chars: int = 0) -> tuple[Frontmatter, str]:
+    """(frontmatter, body). Invalid YAML still strips the block, as the client does.
+
+    `max_chars` (0: none) bounds the YAML parsed, for a client that documents no limit of its
+    own: a longer block has each line cut to `max_chars // 8` characters first (`_cut_lines`:
+    a huge description keeps its start, which is all an index shows) and is parsed if that
+    fits (`Frontmatter.cut` says so, CTX309), else stripped and not parsed (CTX308)."""
     if not text.startswith("---"):
         return NO_FRONTMATTER, text
-    match = _FRONTMATTER.match(text)
-    if match is None:
+    opener = _OPENER.match(text)
+    if opener is None:
         return NO_FRONTMATTER, text
-    fm_text = match.group(1)
-    block = match.group(0)
-    lines = block.count("\n")
+    close = text.find("---", opener.end())
+    if close < 0:
+        return NO_FRONTMATTER, text
+    end = _SPACE.match(text, close + 3).end()  # type: ignore[union-attr]  # `\s*` matches
+    fm_text = text[opener.end() : close]
+    lines = text.count("\n", 0, end)
+    body = text[end:]
+    cut = ""
+    if max_chars and len(fm_text) > max_chars:
+        line_chars = max_chars // 8
+        fm_text, long_lines = _cut_lines(fm_text, line_chars)
+        if len(fm_text) > max_chars:
+            refused = (
+                f"is {close - opener.end():,} characters, over the {max_chars:,} ctxasm parses "
+                "for a client that documents no limit"
+            )
+            return Frontmatter(True, {}, "", lines, refused), body
+        cut = (
+            f"is {close - opener.end():,} characters, {long_lines:,} line(s) over "
+            f"{line_chars:,}: ctxasm parsed the first {line_chars:,} characters of each (the "
+            "client documents no limit)"
+        )
     try:
         data, error = _load_yaml(fm_text)
-    except _TooComplex as refused:
-        return Frontmatter(True, {}, "", lines, str(refused)), text[match.end() :]
-    return Frontmatter(True, data, error, lines), text[match.end() :]
+    except _TooComplex as refused_yaml:
+        return Frontmatter(True, {}, "", lines, str(refused_yaml)), body
+    return Frontmatter(True, data, error, lines, cut=cut), body
+
+
+_KEY_QUOTED = re.compile(r"""\s*[^\s:#'"][^:]*:\s+(["'])""")
+_ESCAPE = re.compile(r"\\.")
+
+
+def _cut_lines(fm_text: str, line_chars: int) -> tuple[str, int]:
+    """`fm_text` with each line over `line_chars` cut to that many characters, and how many
+    were; a `key: "value` or `key: 'value` cut inside its quotes has them closed again (an
+    escape or a doubled quote split by the cut dropped), so the value stays a string."""
+    out: list[str] = []
+    cut = 0
+    for line in fm_text.split("\n"):
+        if len(line) <= line_chars:
+            out.append(line)
+            continue
+        cut += 1
+        head = line[:line_chars]
+        quoted = _KEY_QUOTED.match(head)
+        if quoted is not None:
+            mark = quoted.group(1)
+            inside = head[quoted.end() :]
+            if mark == '"':
+                inside = inside.rstrip("\\")
+            else:
+                inside = inside[: len(inside) - (len(inside) - len(inside.rstrip("'"))) % 2]
+            closed = "'" in inside.replace("''", "") if mark == "'" else '"' in _unescaped(inside)
+            if not closed:
+                head = head[: quoted.end()] + inside + mark
+        out.append(head)
+    return "\n".join(out), cut
+
+
+def _unescaped(text: str) -> str:
+    """`text` without its backslash escapes (what is left shows an unescaped quote)."""
+    return _ESCAPE.sub("", text)
 
 
 class _TooComplex(Exception):
@@ -88,53 +159,66 @@ def _load_yaml(fm_text: str) -> tuple[Mapping[str, Any], str]:
 
 
 def _bounded_load(fm_text: str) -> Any:
-    """`yaml.safe_load` (libyaml when present) of a document within the limits."""
+    """The value of a document within the limits, as the client's parser gives it."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    _check_size(yaml.parse(fm_text, Loader=loader))
-    return yaml.load(fm_text, Loader=loader)  # a safe loader
+    from . import yaml_values
+
+    _check_size(yaml.parse(fm_text, Loader=yaml_values.Loader), len(fm_text))
+    node = yaml_values.compose(fm_text)
+    return None if node is None else yaml_values.value_of(node)
 
 
-def _check_size(events: Iterator[Any]) -> None:
+def _check_size(events: Iterator[Any], length: int) -> None:
     """Raise `_TooComplex` when the document of `events` expands to over `MAX_YAML_NODES`
-    nodes (each alias counted as the nodes of what it names), nests over `MAX_YAML_DEPTH`
-    levels, or holds an alias to a node that contains it (a value without end).
+    nodes or over `MAX_YAML_CHARS` characters of values (or `length`, the document's own,
+    if more), each alias counted as what it names; nests over `MAX_YAML_DEPTH` levels; or
+    holds an alias to a node that contains it (a value without end).
 
     One pass over the parser's events, before any node is built, stopping at the limit: the
     expanded size of each anchor is summed as its collection closes."""
     import yaml
 
-    anchored: dict[str, int] = {}  # anchor -> the nodes its value expands to
+    max_chars = max(MAX_YAML_CHARS, length)
+    anchored: dict[str, tuple[int, int]] = {}  # anchor -> (nodes, characters) it expands to
     open_anchors: set[str] = set()
-    stack: list[list[Any]] = [[0, None]]  # [nodes so far, anchor] of each open collection
+    stack: list[list[Any]] = [[0, 0, None]]  # [nodes, characters, anchor] of each collection
+    chars = 0  # of the whole document: every value ends up in it once per path to it
     for event in events:
         if isinstance(event, yaml.CollectionStartEvent):
             if len(stack) > MAX_YAML_DEPTH:
                 raise _TooComplex(f"is nested over {MAX_YAML_DEPTH} levels")
-            stack.append([1, event.anchor])
+            stack.append([1, 0, event.anchor])
             if event.anchor is not None:
                 open_anchors.add(event.anchor)
             continue
         if isinstance(event, yaml.CollectionEndEvent):
-            nodes, anchor = stack.pop()
+            nodes, size, anchor = stack.pop()
             if anchor is not None:
-                anchored[anchor] = nodes
+                anchored[anchor] = (nodes, size)
                 open_anchors.discard(anchor)
         elif isinstance(event, yaml.AliasEvent):
             if event.anchor in open_anchors:
                 raise _TooComplex("has an alias to a node that contains it")
-            nodes = anchored.get(event.anchor or "", 1)  # undefined: the loader reports it
+            nodes, size = anchored.get(event.anchor or "", (1, 0))  # undefined: reported later
+            chars += size
         elif isinstance(event, yaml.ScalarEvent):
-            nodes = 1
+            nodes, size = 1, len(event.value)
+            chars += size
             if event.anchor is not None:
-                anchored[event.anchor] = 1
+                anchored[event.anchor] = (nodes, size)
         else:
             continue
         stack[-1][0] += nodes
+        stack[-1][1] += size
         if stack[-1][0] > MAX_YAML_NODES:
             raise _TooComplex(
                 f"is over {MAX_YAML_NODES:,} nodes, each alias counted as the nodes it stands for"
+            )
+        if chars > max_chars:
+            raise _TooComplex(
+                f"expands to over {max_chars:,} characters of values, each alias counted as "
+                "the text it stands for"
             )
 
 

@@ -63,6 +63,9 @@ class Dialect(NamedTuple):
     # the text is lexed), and top-level link reference definitions kept (else dropped).
     lf_only_when_stripped: bool = False
     keep_definitions: bool = True
+    # The frontmatter YAML parsed, in characters (0: all of it, as Claude Code parses whatever
+    # a file it reads holds): a client that documents no limit gets ctxasm's own.
+    frontmatter_chars: int = 0
 
 
 class Switches(NamedTuple):
@@ -90,11 +93,11 @@ def _parse(raw: str, switches: Switches) -> Parsed:
     if not switches.strip_frontmatter:
         frontmatter, body = fm.NO_FRONTMATTER, raw
     elif bom is Bom.FRONTMATTER and raw.startswith(BOM):
-        frontmatter, body = fm.split_frontmatter(raw[1:])
+        frontmatter, body = fm.split_frontmatter(raw[1:], dialect.frontmatter_chars)
         if not frontmatter.present:  # no block after the mark: the text keeps it
             body = raw
     else:
-        frontmatter, body = fm.split_frontmatter(raw)
+        frontmatter, body = fm.split_frontmatter(raw, dialect.frontmatter_chars)
     if switches.strip_comments:
         text = strip_block_comments(
             body,

@@ -29,7 +29,7 @@ OUT = "ctxasm-out.xml"  # `render --out` writes here, in the project
 SAVE = "src/ctxasm-snap.json"  # `cache --save` writes here, in the project
 CLASSES = (
     "special", "symlink", "deep", "alias-bomb", "glob", "name", "forged", "widen",
-    "output", "git", "scale", "moved",
+    "output", "git", "scale", "moved", "yaml-values",
 )  # fmt: skip
 
 
@@ -389,6 +389,37 @@ def bomb(draw: st.DrawFn) -> Part:
         )
     what = f"{fan}^{levels} aliases of {leaf} as {key} in {label}"
     return part("alias-bomb", what, *placed(label, where, path, Text(text)))
+
+
+# --- YAML values PyYAML cannot convert (issue 30) ------------------------------------------
+
+_IMPOSSIBLE = (
+    "2021-02-30", "2021-02-30T23:59:60Z", "23:59:60", "9" * 5000, "0x" + "f" * 400,
+    "!!timestamp 2021-02-30", "!!int abc", "!!float x", "!!binary ===", "!!bool maybe", "<<",
+    "!!python/object:os.system x", "1e99999", "!!set {a}", "-.NaN",
+)  # fmt: skip
+_VALUE_PLACES = (
+    ("rule", "project", ".claude/rules/values.md", ""),
+    ("skill", "project", ".claude/skills/values/SKILL.md", "name: values\ndescription: d\n"),
+    ("agent", "project", ".claude/agents/values.md", "name: values\ndescription: d\n"),
+    ("CLAUDE.md", "project", "CLAUDE.md", ""),
+    ("import", "project", "imported.md", ""),
+    ("cursor rule", "project", ".cursor/rules/values.mdc", "description: d\n"),
+    ("copilot instructions", "project", ".github/instructions/v.instructions.md", "applyTo: '**'\n"),
+)  # fmt: skip
+
+
+@st.composite
+def yaml_values(draw: st.DrawFn) -> Part:
+    """A value PyYAML's loader raised ValueError for, in any file kind, under any key."""
+    label, where, path, lead = draw(st.sampled_from(_VALUE_PLACES))
+    value = draw(st.sampled_from(_IMPOSSIBLE))
+    key = draw(st.sampled_from(("updated", "paths", "globs", "applyTo", "tools", "name")))
+    text = f"---\n{lead}{key}: {value}\n---\nBody after the value.\n"
+    what = f"{key}: {value[:24]} in {label}"
+    if label == "CLAUDE.md":
+        return part("yaml-values", what, (where, path, Raw(text.encode())))
+    return part("yaml-values", what, *placed(label, where, path, Text(text)))
 
 
 # --- pathological globs ---------------------------------------------------------------------
@@ -759,6 +790,7 @@ STRATEGIES = {
     "git": git(),
     "scale": scale(),
     "moved": moved(),
+    "yaml-values": yaml_values(),
 }
 
 

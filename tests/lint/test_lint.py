@@ -143,6 +143,11 @@ CASES: dict[str, tuple[Files, Files, str]] = {
         {"repo/.claude/rules/r.md": "---\n" + "x: " + "[" * 63 + "]" * 63 + "\n---\nrule\n"},
         ".claude/rules/r.md",
     ),
+    "CTX309": (
+        {"repo/.cursor/rules/r.mdc": "---\ndescription: " + "why " * 20_000 + "\n---\nrule\n"},
+        {"repo/.cursor/rules/r.mdc": "---\ndescription: " + "why " * 1_000 + "\n---\nrule\n"},
+        ".cursor/rules/r.mdc",
+    ),
     "CTX401": (
         {"repo/.claude/CLAUDE.local.md": "x"},
         {"repo/CLAUDE.local.md": "x", "repo/.gitignore": "CLAUDE.local.md\n"},

@@ -192,10 +192,12 @@ def parse_definition(path: str, layer: Layer, text: str, known: Facts) -> Defini
     goes with the Skill tool), `model`, and from 2.1.332 `omitClaudeMd`."""
     front, body = fm.split_frontmatter(text)
     problems: list[tuple[codes.Code, str]] = []
-    if front.too_complex or front.error:
-        what = front.too_complex or f"invalid YAML ({front.error})"
-        problems.append((AGENT_FRONTMATTER, f"frontmatter {what}: the client skips the agent"))
-        return Definition(path, layer, None, tuple(problems))
+    if front.too_complex:
+        why = f"frontmatter {front.too_complex}: ctxasm leaves the agent out; simplify it"
+        return Definition(path, layer, None, ((AGENT_FRONTMATTER, why),))
+    if front.error:
+        why = f"frontmatter invalid YAML ({front.error}): the client skips the agent"
+        return Definition(path, layer, None, ((AGENT_FRONTMATTER, why),))
     data = dict(front.data)
     name, description = _text(data.get("name")), _text(data.get("description"))
     if not name or name.startswith("-"):
@@ -252,7 +254,7 @@ def _tools(
     names = [n for n in names if n]
     if names == ["*"]:
         return None
-    for name in names:
+    for name in dict.fromkeys(names):  # each name once, however often it is listed
         bare = name.split("(", 1)[0]
         if bare not in KNOWN_TOOLS and not bare.startswith("mcp__"):
             problems.append((AGENT_UNKNOWN_TOOL, f"{key}: {name!r} is no tool of the client: "
