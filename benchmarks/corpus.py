@@ -64,6 +64,21 @@ def _safe(rel: str) -> bool:
     return bool(rel) and not os.path.isabs(rel) and ".." not in parts
 
 
+def copy_sorted(source: Path, into: Path) -> None:
+    """`shutil.copytree(source, into, symlinks=True, dirs_exist_ok=True)`, each directory's
+    entries made in name order: on a filesystem that lists entries in the order they were
+    made (tmpfs), the copy lists the same on every machine, whatever the source's order."""
+    into.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(os.scandir(source), key=lambda e: e.name):
+        target = into / entry.name
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry.path), target)
+        elif entry.is_dir():
+            copy_sorted(Path(entry.path), target)
+        else:
+            shutil.copy2(entry.path, target)
+
+
 def lay_out(source: Path, into: Path) -> Laid:
     repo, home, managed = into / "repo", into / "home", into / "managed"
     for d in (repo, home, managed):
@@ -72,7 +87,7 @@ def lay_out(source: Path, into: Path) -> Laid:
     for rel in dirs:
         if _safe(rel):
             os.makedirs(repo / rel, exist_ok=True)
-    shutil.copytree(source / "tree", repo, symlinks=True, dirs_exist_ok=True)
+    copy_sorted(source / "tree", repo)
     files = 0
     for directory, subdirs, names in os.walk(repo):  # the corpus is read-only; the copy is ours
         os.chmod(directory, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP)

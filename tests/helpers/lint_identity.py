@@ -19,21 +19,24 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from benchmarks.corpus import copy_sorted
 from tests.helpers.render_identity import CORPUS, FIXTURES, ROOT, digest, listing_order
 
 DATA = ROOT / "tests" / "data" / "lint-identity.json"
-WORK = Path("/tmp/ctxasm-lint-identity")
+# tmpfs lists a directory's entries in the order they were made, and every tree is made in
+# name order (`copy_sorted`): the listing, which decides the order rules load in, is the same
+# on every Linux machine, and the digests hold wherever they were taken.
+WORK = Path("/dev/shm/ctxasm-lint-identity")
 
 
 def cases(
     into: Path, *, corpus: bool
 ) -> Iterator[tuple[str, Path, tuple[str, ...], dict[str, str]]]:
     """(name, repository, machine options, environment) of each tree laid out under `into`."""
-    shutil.copytree(FIXTURES / "demo", into / "demo", symlinks=True)
+    copy_sorted(FIXTURES / "demo", into / "demo")
     subprocess.run(["git", "init", "-q", str(into / "demo" / "repo")], check=True)
     subprocess.run(["git", "-C", str(into / "demo" / "repo"), "add", "-A"], check=True)
     demo = ("--home", str(into / "demo/home"), "--managed-dir", str(into / "demo/managed"))
@@ -49,19 +52,22 @@ def cases(
 
 
 def lint(repo: Path, machine: tuple[str, ...], extra_env: dict[str, str]) -> list[object]:
-    """Exit code and the digests of stdout and stderr of one whole-repository lint."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CTXASM_"))}
+    """Exit code and the digests of stdout and stderr of one whole-repository lint, run in
+    this process as the console script runs it, in `repo`, with the `CLAUDE_` and `CTXASM_`
+    variables of this environment unset."""
+    from tests.helpers.cli import ctxasm
+
+    env: dict[str, str | None] = {
+        k: None for k in os.environ if k.startswith(("CLAUDE_", "CTXASM_"))
+    }
     env.update(extra_env)
-    done = subprocess.run(
-        [sys.executable, "-m", "assembler", "lint", "--format", "json", *machine],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        check=False,
-    )
-    out = done.stdout.decode("utf-8", "surrogateescape")
-    err = done.stderr.decode("utf-8", "surrogateescape")
-    return [done.returncode, digest(out), digest(err)]
+    here = os.getcwd()
+    os.chdir(repo)
+    try:
+        done = ctxasm(["lint", "--format", "json", *machine], env=env)  # type: ignore[arg-type]
+    finally:
+        os.chdir(here)
+    return [done.exit_code, digest(done.stdout), digest(done.stderr)]
 
 
 def capture(*, corpus: bool) -> dict[str, object]:

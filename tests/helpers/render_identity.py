@@ -4,7 +4,8 @@ Every case renders one tree (a fixture, or a repository of the shared corpus lai
 temporary directory) in every format through the real CLI. What is compared is the SHA-256 of
 stdout and of stderr, after one normalisation that applies equally to both sides:
 
-* the trees are laid out in one fixed directory, `WORK`, so absolute paths (and the hashes
+* the trees are laid out in one fixed directory on tmpfs, `WORK`, each made in name order, so
+  the listing order is the same everywhere and absolute paths (and the hashes
   of text holding them, such as `prompt_cache_key`) are the same in every run;
 * diagnostic codes are masked (`[code]` at the end of a stderr or markdown diagnostic line,
   the `"code"` of a json diagnostic): the codes are allowed to change, nothing else is;
@@ -33,13 +34,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.corpus import copy_sorted
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 FIXTURES = ROOT / "fixtures"
 CORPUS = Path(os.environ.get("CTXASM_CORPUS") or ROOT.parent / "shared" / "corpus")
 DATA = ROOT / "tests" / "data" / "render-identity.json"
 OLD_RELEASE = "2.1.197"
 OLD_DATA = ROOT / "tests" / "data" / f"render-identity-{OLD_RELEASE}.json"
-WORK = Path("/tmp/ctxasm-render-identity")
+# tmpfs lists a directory's entries in the order they were made, and every tree is made in
+# name order (`copy_sorted`): the listing, which decides the order rules load in, is the same
+# on every Linux machine, and the digests hold wherever they were taken.
+WORK = Path("/dev/shm/ctxasm-render-identity")
 DATE = "2026-11-30"
 FORMATS: tuple[tuple[str, ...], ...] = (
     ("--format", "xml"),
@@ -70,9 +76,9 @@ def _git_init(path: Path) -> None:
 
 def fixture_cases(into: Path) -> Iterator[tuple[Case, Path]]:
     """The fixtures laid out under `into` and the cases that render them."""
-    shutil.copytree(FIXTURES / "demo", into / "demo", symlinks=True)
+    copy_sorted(FIXTURES / "demo", into / "demo")
     _git_init(into / "demo" / "repo")
-    shutil.copytree(FIXTURES / "bootstrap", into / "workspace")
+    copy_sorted(FIXTURES / "bootstrap", into / "workspace")
     shutil.copy(FIXTURES / "bootstrap-seed.toml", into / "bootstrap-seed.toml")
     demo = ("--home", "demo/home", "--managed-dir", "demo/managed")
     env = (("CLAUDE_CODE_PROJECT_DIR_NAME", "demo-repo"),)
@@ -126,21 +132,25 @@ def normalise(text: str, *, fmt: str) -> str:
 def render(
     case: Case, base: Path, fmt: tuple[str, ...], version: tuple[str, ...] = ()
 ) -> tuple[int, str, str]:
-    """Exit code and normalised stdout and stderr of one render, run in a fresh process;
-    `version`: its `--client-version` option, if any."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CTXASM_"))}
+    """Exit code and normalised stdout and stderr of one render, run in this process as the
+    console script runs it (`tests.helpers.cli`), in `base`, with the `CLAUDE_` and `CTXASM_`
+    variables of this environment unset; `version`: its `--client-version` option, if any."""
+    from tests.helpers.cli import ctxasm
+
+    env: dict[str, str | None] = {
+        k: None for k in os.environ if k.startswith(("CLAUDE_", "CTXASM_"))
+    }
     env.update(case.env)
     args = [*case.args, *fmt, "--date", DATE, *version]
-    done = subprocess.run(
-        [sys.executable, "-m", "assembler", "render", case.cwd, *args],
-        cwd=base,
-        env=env,
-        capture_output=True,
-        check=False,
-    )
-    out = normalise(done.stdout.decode("utf-8", "surrogateescape"), fmt=fmt[1])
-    err = _LINE_CODE.sub(" [*]", done.stderr.decode("utf-8", "surrogateescape"))
-    return done.returncode, out, err
+    here = os.getcwd()
+    os.chdir(base)
+    try:
+        done = ctxasm(["render", case.cwd, *args], env=env)  # type: ignore[arg-type]
+    finally:
+        os.chdir(here)
+    out = normalise(done.stdout, fmt=fmt[1])
+    err = _LINE_CODE.sub(" [*]", done.stderr)
+    return done.exit_code, out, err
 
 
 def digest(text: str) -> str:
