@@ -436,7 +436,10 @@ def _on_a_terminal(args: list[str], env: dict[str, str]) -> str:
         elif proc.poll() is not None:
             break
     os.close(leader)
-    assert proc.wait(timeout=30) == 1, proc.stderr.read() if proc.stderr else ""
+    code = proc.wait(timeout=30)
+    assert proc.stderr is not None
+    with proc.stderr:
+        assert code == 1, proc.stderr.read()
     return b"".join(chunks).decode()
 
 

@@ -496,6 +496,8 @@ def test_a_rules_link_to_a_wide_tree_is_watched_by_one_thread_in_bounded_memory(
     finally:
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(WAIT)
+        if proc.stderr is not None:
+            proc.stderr.close()
     assert code == 0
     assert status["Threads"] <= 4, status
     assert status["VmPeak"] < 512 << 10, status  # KiB: under half of the 1 GiB limit
@@ -550,6 +552,8 @@ def test_rules_swapped_for_a_link_to_the_root_while_watching(tmp_path: Path) -> 
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=WAIT)
             reader.join(timeout=WAIT)
+            if proc.stderr is not None:
+                proc.stderr.close()
         rest = "".join(said.queue)
         assert proc.returncode == 0, rest
         assert "--out is" not in "".join(lines) + rest

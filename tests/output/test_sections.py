@@ -62,6 +62,8 @@ def _watch_first_line(cwd: Path, *args: str) -> str:
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
+        if proc.stderr is not None:
+            proc.stderr.close()
 
 
 def _demo(tmp_path: Path) -> tuple[Path, Path, Path]:
