@@ -9,15 +9,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.trees import build, git_init
 
-TIMEOUT = 20
-FAST = 5.0  # seconds, for a process start and the work: each case takes well under one
+# A guard against a hang (each of these attacks hung for minutes, or forever, before its
+# fix), far from what a loaded two-core machine takes: each case takes well under a second.
+TIMEOUT = 60
 
 A60 = "a" * 60
 STARS = "*a" * 40 + "*z"  # exponential for a backtracking regex engine on `a` * 60
@@ -33,7 +33,6 @@ def alias_bomb() -> str:
 def cli(tmp_path: Path, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:
     """`ctxasm ARGS` with the hermetic home and managed directory; fails on a timeout."""
     machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "managed")]
-    start = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "assembler", *args, *machine],
         capture_output=True,
@@ -41,7 +40,6 @@ def cli(tmp_path: Path, *args: str, cwd: Path | None = None) -> tuple[int, str, 
         cwd=cwd or tmp_path,
         env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
     )
-    assert time.perf_counter() - start < FAST
     stderr = result.stderr.decode()
     assert "Traceback" not in stderr
     return result.returncode, result.stdout.decode(), stderr

@@ -113,7 +113,7 @@ def test_a_fifo_where_git_reads_is_reported_not_waited_on(tmp_path: Path, place:
         env={**os.environ, "HOME": str(tmp_path)}, check=False,
     )  # fmt: skip
     took = time.monotonic() - started
-    assert took < 15, f"lint waited {took:.1f} s on a FIFO at {place}"
+    assert took < 45, f"lint waited {took:.1f} s on a FIFO at {place}"  # a FIFO waits forever
     assert result.returncode == 1, result.stdout + result.stderr
     unlisted = [line for line in result.stdout.splitlines() if " CTX009 " in line]
     assert len(unlisted) == 1, result.stdout
@@ -133,7 +133,7 @@ def test_a_repository_whose_git_failed_asks_git_nothing_more(tmp_path: Path) -> 
     assert repo.walked() == ([], [])
     assert repo.failure is not None and "FIFO" in repo.failure.why
     assert not repo.is_ignored(repo_dir / "CLAUDE.local.md")  # no git run: no wait
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 45  # a guard against a wait on the FIFO, not a timing
     repo.close()
 
 

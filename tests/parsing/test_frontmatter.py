@@ -6,6 +6,10 @@ import time
 
 from assembler.parsing import frontmatter as fm
 
+# A guard against a hang or an exponential blow-up, far from what a loaded machine takes
+# (the work is milliseconds): never a timing of the machine.
+HANG = 30.0
+
 
 def alias_bomb(levels: int = 8) -> str:
     """Under 1 KB of YAML whose `paths` stands for 10**(levels + 1) strings."""
@@ -29,7 +33,7 @@ def test_an_alias_bomb_is_dropped_naming_the_limit() -> None:
         "is over 20,000 nodes, each alias counted as the nodes it stands for"
     )
     assert fm.conditional_globs(frontmatter) is None
-    assert time.perf_counter() - start < 1
+    assert time.perf_counter() - start < HANG  # unbounded: a billion nodes, hours
 
 
 def test_aliases_within_the_limit_still_work() -> None:
@@ -51,7 +55,7 @@ def test_fifty_thousand_keys_are_refused_quickly() -> None:
     start = time.perf_counter()
     frontmatter, body = fm.split_frontmatter(f"---\npaths: src/**\n{keys}\n---\nbody")
     assert frontmatter.too_complex.startswith("is over 20,000 nodes") and body == "body"
-    assert time.perf_counter() - start < 1
+    assert time.perf_counter() - start < HANG  # unbounded: a billion nodes, hours
 
 
 def test_the_brace_budget_is_shared_by_every_pattern_of_a_list() -> None:

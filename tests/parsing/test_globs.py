@@ -35,6 +35,10 @@ patterns = st.builds(
 )
 paths = st.lists(st.sampled_from(_SEGMENTS), min_size=1, max_size=4).map(lambda p: "/".join(p))
 
+# A guard against a hang or an exponential blow-up, far from what a loaded machine takes
+# (the work is milliseconds): never a timing of the machine.
+HANG = 30.0
+
 
 # Derandomized: wcmatch is a stand-in for picomatch, and the two differ on extglobs that
 # match an empty segment (`/**/*(a)/a` on `/a`: wcmatch yes, picomatch and ctxasm no), which a
@@ -63,7 +67,7 @@ def test_pathological_globs_match_in_linear_time(pattern: str, path: str) -> Non
     assert ignore.match is not None and not ignore.match(path)
     excluded = globs.excludes(["/" + pattern])
     assert excluded.match is not None and excluded.match("/" + path) == (pattern == "*(a|b)*")
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < HANG  # backtracking: longer than the universe
 
 
 def test_a_two_megabyte_glob_is_refused_before_it_is_translated() -> None:
@@ -74,7 +78,7 @@ def test_a_two_megabyte_glob_is_refused_before_it_is_translated() -> None:
     assert globs.admit([huge, "ok"]) == globs.Admitted(
         ("ok",), ((huge, "longer than 1,024 characters"),)
     )
-    assert time.perf_counter() - start < 1
+    assert time.perf_counter() - start < HANG
 
 
 def test_one_list_compiles_at_most_its_character_budget() -> None:
