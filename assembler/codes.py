@@ -126,7 +126,7 @@ CATALOGUE: tuple[Code, ...] = (
     (VERSION_DEPENDENT := Code("CTX605", "client-version-dependent", "what loads at a start differs between the modelled releases of the client", WARNING)),
     (PATH_ENTRY_SKIPPED := Code("CTX606", "path-entry-skipped", "relative or empty PATH entries not looked in for the client's program: a program there would be the repository's", None, WARNING)),
     # Settings, rules directories and skills.
-    (SETTINGS_INVALID := Code("CTX701", "settings-invalid", "a settings file that cannot be used: its keys are ignored", None, WARNING)),
+    (SETTINGS_INVALID := Code("CTX701", "settings-invalid", "a settings file that cannot be used: its keys are ignored", WARNING, WARNING)),
     (RULES_UNREADABLE := Code("CTX702", "rules-unreadable", "a rules directory that cannot be listed: its rules are not loaded", None, ERROR)),
     (RULES_LOOP := Code("CTX703", "rules-loop", "a rules directory reached again through a symlink: not re-entered", None, INFO)),
     (RULES_LIMIT := Code("CTX704", "rules-limit", "a rules directory over the file, entry or depth limits: the rest is not loaded", None, WARNING)),

@@ -218,6 +218,7 @@ def lint(
             findings += _leveled(run.checks.start_notes(directory, here), run.levels)
         for directory in start:  # the agent types a start offers (their own files)
             findings += _leveled(run.checks.agent_notes(directory, here), run.levels)
+            findings += _leveled(run.checks.settings_notes(directory, here), run.levels)
         for directory in sorted(load_dirs) if whole_tree else start:
             findings += run.checks.over_budget(directory, here)
         findings += _leveled(run.checks.version_dependent([*start, *starts], here), run.levels)

@@ -276,6 +276,26 @@ class StartChecks:
             if note.code in _FROM_OUTSIDE and note.code in self.starts.client.lint_codes
         ]
 
+    def settings_notes(self, cwd: Path, shown_base: Path) -> list[Finding]:
+        """Settings files of the repository that the client started in `cwd` cannot use
+        (CTX701: invalid JSON, a key of the wrong type), as render and explain say: the
+        pre-commit hook sees them too. The home's settings are the user's, not the
+        repository's, and are left to render."""
+        if codes.SETTINGS_INVALID.code not in self._wanted:
+            return []
+        if codes.SETTINGS_INVALID.code not in self.starts.client.lint_codes:
+            return []
+        discovery = self.starts.discovery(cwd)
+        root = os.path.realpath(shown_base)
+        out: list[Finding] = []
+        for d in discovery.diagnostics if discovery is not None else ():
+            if d.code != codes.SETTINGS_INVALID.code or d.path.startswith("~"):
+                continue  # `~/...`: the home's, shown from it
+            path = os.path.realpath(os.path.join(cwd, d.path))
+            if path == root or path.startswith(root + os.sep):
+                out.append(Finding(relative_shown(path, shown_base), 1, 1, d.code, d.message))
+        return out
+
     def agent_notes(self, cwd: Path, shown_base: Path) -> list[Finding]:
         """What the client started in `cwd` finds wrong with the agent types it can start
         (`Client.agents`: their definitions, and its files speaking to types that will not

@@ -660,7 +660,7 @@ class FileChecker:
                 )
                 shown = loader.display(target)
                 for message, code in _import_findings(
-                    token, shown, loader.diagnostics[before:], self.policy, _advice(info)
+                    token, shown, loader.diagnostics[before:], self.policy, _advice(info), target
                 ):
                     add(line, col, code, message)
 
@@ -818,7 +818,12 @@ class Positions:
 
 
 def _import_findings(
-    token: str, target: str, notes: list[Diagnostic], policy: Policy, advice: Advice
+    token: str,
+    target: str,
+    notes: list[Diagnostic],
+    policy: Policy,
+    advice: Advice,
+    resolved: str = "",
 ) -> Iterator[tuple[str, Code]]:
     """What lint says about one direct import, from what the loader noted while following it:
     everything about the import itself; of the files it leads to, cycles, depth and files that
@@ -829,7 +834,7 @@ def _import_findings(
         direct = note.path == target
         if code.code in said or code not in (_DIRECT_CODES if direct else _CHAIN_CODES):
             continue
-        message = _import_message(token, code, note, policy, advice, direct)
+        message = _import_message(token, code, note, policy, advice, direct, resolved)
         if message is not None:
             said.add(code.code)
             yield message, code
@@ -854,15 +859,46 @@ _DIRECT_CODES = (
 )
 
 
+# Punctuation that ends a sentence and that the client's import pattern keeps in the path
+# (`See @docs/style.md.` imports `docs/style.md.`, which does not exist).
+_TRAILING = ".,;:!?)]}'\""
+
+
+def _missing_message(token: str, resolved: str) -> str | None:
+    """CTX201 for an import of a file that does not exist; None for a bare word (`@alice`),
+    more likely a mention than a path."""
+    shown = f"@{token}"
+    bare = token.rstrip(_TRAILING)
+    if bare != token and _looks_like_a_path(bare):
+        cut = token[len(bare) :]
+        meant = resolved[: len(resolved) - len(cut)] if resolved.endswith(cut) else ""
+        hint = f"did you mean @{bare}? " if meant and os.path.isfile(meant) else ""
+        return (
+            f"{shown} does not exist: the client reads the {cut!r} after it as part of the "
+            f"path; {hint}put a space before the punctuation, or write `@{bare}` on its own"
+        )
+    if _looks_like_a_path(token):
+        return f"{shown} does not exist: fix the path or remove the import"
+    return None
+
+
+def _looks_like_a_path(token: str) -> bool:
+    ext = os.path.splitext(token)[1].lower()
+    return ext in TEXT_EXTENSIONS or token.startswith(("./", "../", "~/", "/"))
+
+
 def _import_message(
-    token: str, code: Code, note: Diagnostic, policy: Policy, advice: Advice, direct: bool
+    token: str,
+    code: Code,
+    note: Diagnostic,
+    policy: Policy,
+    advice: Advice,
+    direct: bool,
+    resolved: str = "",
 ) -> str | None:
     shown = f"@{token}"
     if code is codes.IMPORT_MISSING:
-        ext = os.path.splitext(token)[1].lower()
-        if ext in TEXT_EXTENSIONS or token.startswith(("./", "../", "~/", "/")):
-            return f"{shown} does not exist: fix the path or remove the import"
-        return None  # a bare word: more likely a mention (`@alice`) than a path
+        return _missing_message(token, resolved)
     if code is codes.IMPORT_EXTERNAL:
         return f"{shown} points outside the directory the agent starts in: {advice.external_import}"
     if code is codes.IMPORT_NOT_TEXT:

@@ -348,6 +348,7 @@ def test_every_code_has_a_test_case() -> None:
     elsewhere |= {"CTX008"}  # test_hostile.py
     elsewhere |= {"CTX009"}  # test_git.py
     elsewhere |= {"CTX804"}  # test_whole_repository_lint_reports_auto_memory_the_repositorys_...
+    elsewhere |= {"CTX701"}  # test_whole_repository_lint_reports_settings_the_client_cannot_use
     elsewhere |= {"CTX901", "CTX902"}  # tests/clients/codex/test_client.py
     elsewhere |= {"CTX911", "CTX913", "CTX914", "CTX915"}  # tests/clients/gemini/test_client.py
     # tests/clients/claude_code/test_subagents.py: the agent types a start offers
@@ -441,6 +442,53 @@ def test_claude_codes_own_files_keep_their_words(tmp_path: Path) -> None:
     assert [(f.path, f.code, f.message) for f in found.findings if f.code != "CTX102"] == [
         ("CLAUDE.md", "CTX104", "40,001 characters (over 40,000): Claude Code warns this hurts performance; split it"),
         ("big/CLAUDE.md", "CTX105", "5,242,880 bytes, over the 4 MiB limit: Claude Code skips it silently; split it"),
+    ]  # fmt: skip
+
+
+def test_whole_repository_lint_reports_settings_the_client_cannot_use(tmp_path: Path) -> None:
+    """Garbage in `.claude/settings.json` passed lint and the hook while render and explain
+    warned CTX701: lint's run finds what render finds. The home's settings are not the
+    repository's: lint leaves them to render."""
+    make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "Root.\n",
+            "repo/.claude/settings.json": "{garbage",
+            "repo/.claude/settings.local.json": '{"claudeMdExcludes": 5}',
+            "home/.claude/settings.json": "{also garbage",
+        },
+    )
+    where = {"base": tmp_path / "repo", "home": tmp_path / "home",
+             "managed_dir": tmp_path / "managed", "environ": {}}  # fmt: skip
+    found = [(f.code, f.path) for f in lint([], **where).findings]
+    assert found == [("CTX701", ".claude/settings.json"), ("CTX701", ".claude/settings.local.json")]
+    make(tmp_path, {"repo/.claude/settings.json": "{}", "repo/.claude/settings.local.json": "{}"})
+    assert [f.code for f in lint([], **where).findings] == []
+
+
+def test_an_import_ending_in_punctuation_is_reported_with_the_file_meant(tmp_path: Path) -> None:
+    """`See @docs/style.md.`: the client imports `docs/style.md.`, which does not exist, and
+    lint said nothing (a trailing `.` made it look like a bare word); `@docs/gone.md here`
+    got CTX201. A mention (`@alice.`) and text before the `@` (`(@docs/style.md)`, no import
+    for the client) stay quiet."""
+    make(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "See @docs/style.md.\nAlso @docs/gone.md, and @alice.\n"
+            "And (@docs/style.md).\n",
+            "repo/docs/style.md": "Style.\n",
+        },
+    )
+    found = lint([], base=tmp_path / "repo", home=tmp_path / "home",
+                 managed_dir=tmp_path / "managed", environ={}).findings  # fmt: skip
+    said = [(f.code, f.line, f.message) for f in found]
+    assert said == [
+        ("CTX201", 1, "@docs/style.md. does not exist: the client reads the '.' after it as "
+         "part of the path; did you mean @docs/style.md? put a space before the punctuation, "
+         "or write `@docs/style.md` on its own"),
+        ("CTX201", 2, "@docs/gone.md, does not exist: the client reads the ',' after it as "
+         "part of the path; put a space before the punctuation, or write `@docs/gone.md` on "
+         "its own"),
     ]  # fmt: skip
 
 
