@@ -458,8 +458,8 @@ def test_whole_repository_lint_reports_settings_the_client_cannot_use(tmp_path: 
             "home/.claude/settings.json": "{also garbage",
         },
     )
-    where = {"base": tmp_path / "repo", "home": tmp_path / "home",
-             "managed_dir": tmp_path / "managed", "environ": {}}  # fmt: skip
+    where: dict[str, Any] = {"base": tmp_path / "repo", "home": tmp_path / "home",
+                             "managed_dir": tmp_path / "managed", "environ": {}}  # fmt: skip
     found = [(f.code, f.path) for f in lint([], **where).findings]
     assert found == [("CTX701", ".claude/settings.json"), ("CTX701", ".claude/settings.local.json")]
     make(tmp_path, {"repo/.claude/settings.json": "{}", "repo/.claude/settings.local.json": "{}"})
