@@ -100,8 +100,8 @@ def test_explain_and_lint_stay_one_line_per_finding_and_valid(hostile: Path) -> 
     target = f".claude/rules/{EVIL}"
     lint_text = _clean(_cli("lint", target, *_machine(hostile), cwd=hostile).stdout)
     assert lint_text.splitlines() == [
-        f".claude/rules/{EVIL_SHOWN}:1:1: error CTX003 cannot be loaded (NUL byte at offset 1): "
-        "make it a readable UTF-8 text file"
+        f".claude/rules/{EVIL_SHOWN}:1:1: error CTX003 the file is binary (NUL byte at offset "
+        "1); not loaded: replace it with text"
     ]
     for fmt in ("json", "sarif"):
         found = _cli("lint", target, "--format", fmt, *_machine(hostile), cwd=hostile)

@@ -44,6 +44,23 @@ NEUTRAL = Words()
 PLAIN = Dialect()  # how most clients process text
 
 
+def unreadable_message(result: ReadResult, what: str) -> str:
+    """Why `what` (a file, an import, ...) could not be read, and what to do: render's words
+    and lint's alike (a size over the limit is each one's own: the limit differs)."""
+    status = result.status
+    if status is ReadStatus.BINARY:
+        return f"{what} is binary ({result.detail}); not loaded: replace it with text"
+    if status is ReadStatus.DIRECTORY:
+        return f"{what} is a directory; not loaded: import a file inside it instead"
+    if status is ReadStatus.BROKEN_LINK:
+        return f"{what} is a broken symlink ({result.detail}); fix or remove the link"
+    if status is ReadStatus.LOOP:
+        return f"{what} is a symlink loop; not loaded: fix the link"
+    if status is ReadStatus.SPECIAL:
+        return f"{what} is {result.detail}; not read: make it a regular file"
+    return f"{what} cannot be read ({result.detail}); not loaded: fix its permissions"
+
+
 class Reading(NamedTuple):
     """How a client's loader reads text and follows imports at the release a run models
     (`Client.reading`): the same for its discovery, its lazy loading and lint."""
@@ -423,17 +440,7 @@ class Loader:
                 f"{what} is {result.size:,} bytes, over the {limit:,}-byte limit; "
                 "the client skips it: split it or move detail into imported files"
             )
-        if status is ReadStatus.BINARY:
-            return f"{what} is binary ({result.detail}); not loaded: replace it with text"
-        if status is ReadStatus.DIRECTORY:
-            return f"{what} is a directory; not loaded: import a file inside it instead"
-        if status is ReadStatus.BROKEN_LINK:
-            return f"{what} is a broken symlink ({result.detail}); fix or remove the link"
-        if status is ReadStatus.LOOP:
-            return f"{what} is a symlink loop; not loaded: fix the link"
-        if status is ReadStatus.SPECIAL:
-            return f"{what} is {result.detail}; not read: make it a regular file"
-        return f"{what} cannot be read ({result.detail}); not loaded: fix its permissions"
+        return unreadable_message(result, what)
 
     def load(
         self,

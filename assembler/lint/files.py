@@ -29,7 +29,7 @@ from ..clients.claude_code.memory_index import truncate_index
 from ..codes import Code
 from ..discovery.context import Context, Run, build_context
 from ..discovery.disk import Disk, Observer
-from ..discovery.loader import READ_FAILURES, Loader, Reading, reached_out
+from ..discovery.loader import READ_FAILURES, Loader, Reading, reached_out, unreadable_message
 from ..discovery.locations import OPEN_SKILL_HOME, RealDirs, in_skill_folder
 from ..discovery.reader import ReadResult, ReadStatus, read_text
 from ..display import PATTERN_CHARS
@@ -452,9 +452,8 @@ class FileChecker:
                 f"{result.size:,} bytes, over the {_size_limit(self.policy.limits.skip_bytes)} limit: {_advice(info).too_large}",
             )  # fmt: skip
             return
-        reason = result.detail or result.status.value
         code = READ_FAILURES.get(result.status, codes.UNREADABLE)
-        add(1, 1, code, f"cannot be loaded ({reason}): make it a readable UTF-8 text file")
+        add(1, 1, code, unreadable_message(result, "the file"))
 
     def _size(self, info: FileInfo, scan: Scan, add: Add) -> None:
         text, size = scan.text or "", scan.result.size

@@ -215,17 +215,25 @@ def walk(top: Path, root: Path, max_files: int = MAX_WALK_FILES) -> Listing:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 linked_dir = entry.is_symlink() and entry.is_dir()
-            except OSError:
-                continue
+            except OSError:  # a link that loops, or that cannot be followed
+                is_dir = linked_dir = False
             if (is_dir and entry.name not in SKIP_DIRS) or (
                 linked_dir and holds_instruction_files(rel)
             ):
                 below.append(path)
+                if _named_like_a_file(rel):  # a directory named CLAUDE.md: render warns
+                    found.append(path)
             elif not is_dir and not linked_dir and is_instruction_file(rel):
-                found.append(path)
+                found.append(path)  # a link that loops too: render says it is not loaded
         stack += reversed(below)
     listing = Listing(tuple(found[:max_files]))
     return listing.stop(top) if stopped or len(found) > max_files else listing
+
+
+def _named_like_a_file(rel: str) -> bool:
+    """Whether the directory `rel` has the name of an instruction file (`CLAUDE.md/`), not
+    of a directory instruction files go in (a rules directory's subdirectory)."""
+    return is_instruction_file(rel) and not holds_instruction_files(rel)
 
 
 def holds_instruction_files(rel: str) -> bool:

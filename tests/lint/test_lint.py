@@ -466,6 +466,28 @@ def test_whole_repository_lint_reports_settings_the_client_cannot_use(tmp_path: 
     assert [f.code for f in lint([], **where).findings] == []
 
 
+def test_lint_outside_git_finds_what_render_finds(tmp_path: Path) -> None:
+    """A CLAUDE.md that links to itself and a directory named CLAUDE.md, outside a git
+    repository: lint's walk passed both by ("no findings in 0 files", exit 0) while render
+    said CTX005 and CTX007. A rules subdirectory is still a directory, not a finding."""
+    (tmp_path / "loop").mkdir()
+    (tmp_path / "loop" / "CLAUDE.md").symlink_to("CLAUDE.md")
+    (tmp_path / "dir" / "CLAUDE.md").mkdir(parents=True)
+    (tmp_path / "rules" / ".claude" / "rules" / "sub").mkdir(parents=True)
+    (tmp_path / "rules" / ".claude" / "rules" / "sub" / "x.md").write_text("Rule.\n")
+    machine = {"home": tmp_path / "home", "managed_dir": tmp_path / "managed", "environ": {}}
+    said = {
+        name: [(f.code, f.path, f.message) for f in lint([], base=tmp_path / name, **machine).findings]
+        for name in ("loop", "dir", "rules")
+    }  # fmt: skip
+    assert said == {
+        "loop": [("CTX005", "CLAUDE.md", "the file is a symlink loop; not loaded: fix the link")],
+        "dir": [("CTX007", "CLAUDE.md", "the file is a directory; not loaded: import a file "
+                 "inside it instead")],
+        "rules": [],
+    }  # fmt: skip
+
+
 def test_an_import_ending_in_punctuation_is_reported_with_the_file_meant(tmp_path: Path) -> None:
     """`See @docs/style.md.`: the client imports `docs/style.md.`, which does not exist, and
     lint said nothing (a trailing `.` made it look like a bare word); `@docs/gone.md here`
