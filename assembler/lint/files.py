@@ -597,9 +597,10 @@ class FileChecker:
             add(1, 1, codes.FRONTMATTER_CUT, f"YAML frontmatter {frontmatter.cut}: shorten them")
 
     def _outside(self, info: FileInfo, add: Add) -> None:
-        """A file of the project that is a symlink to a file outside it (CTX801/CTX802)."""
+        """A file of the project that is a symlink to a file outside it (CTX801/CTX802), if
+        the client loads it (a `.txt` in a rules directory it ignores says so: CTX403)."""
         context = self.machine.context(info.load_dir)
-        if context is None or info.kind is FileKind.OTHER:
+        if context is None or info.kind in (FileKind.OTHER, FileKind.NEVER_LOADED):
             return
         written = os.path.normpath(info.path)
         real = self.machine.real.of_file(written)

@@ -221,7 +221,7 @@ def walk(top: Path, root: Path, max_files: int = MAX_WALK_FILES) -> Listing:
                 linked_dir and holds_instruction_files(rel)
             ):
                 below.append(path)
-                if _named_like_a_file(rel):  # a directory named CLAUDE.md: render warns
+                if _named_like_a_file(rel):  # a directory with a file's name: render warns
                     found.append(path)
             elif not is_dir and not linked_dir and is_instruction_file(rel):
                 found.append(path)  # a link that loops too: render says it is not loaded
@@ -231,8 +231,8 @@ def walk(top: Path, root: Path, max_files: int = MAX_WALK_FILES) -> Listing:
 
 
 def _named_like_a_file(rel: str) -> bool:
-    """Whether the directory `rel` has the name of an instruction file (`CLAUDE.md/`), not
-    of a directory instruction files go in (a rules directory's subdirectory)."""
+    """Whether the directory `rel` has the name of an instruction file, not of a directory
+    instruction files go in (a rules directory's subdirectory)."""
     return is_instruction_file(rel) and not holds_instruction_files(rel)
 
 

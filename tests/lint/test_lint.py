@@ -466,6 +466,22 @@ def test_whole_repository_lint_reports_settings_the_client_cannot_use(tmp_path: 
     assert [f.code for f in lint([], **where).findings] == []
 
 
+def test_a_linked_file_the_client_ignores_is_not_said_to_load(tmp_path: Path) -> None:
+    """`.claude/rules/notes.txt -> <outside>/notes.txt`: CTX403 said the client ignores it
+    and CTX801 that it loads it into the prompt. One truth: it is not loaded."""
+    make(tmp_path, {"repo/CLAUDE.md": "Root.\n", "outside/notes.txt": "Notes.\n"})
+    rules = tmp_path / "repo" / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "notes.txt").symlink_to(tmp_path / "outside" / "notes.txt")
+    (rules / "style.md").symlink_to(tmp_path / "outside" / "notes.txt")
+    found = lint([], base=tmp_path / "repo", home=tmp_path / "home",
+                 managed_dir=tmp_path / "managed", environ={}).findings  # fmt: skip
+    assert sorted((f.code, f.path) for f in found) == [
+        ("CTX403", ".claude/rules/notes.txt"),
+        ("CTX801", ".claude/rules/style.md"),  # a rule the client loads: said
+    ]
+
+
 def test_lint_outside_git_finds_what_render_finds(tmp_path: Path) -> None:
     """A CLAUDE.md that links to itself and a directory named CLAUDE.md, outside a git
     repository: lint's walk passed both by ("no findings in 0 files", exit 0) while render

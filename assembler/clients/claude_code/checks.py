@@ -59,12 +59,14 @@ def check_file(
 
 
 def _placement(role: FileRole, path: Path, add: Add) -> None:
-    if role.kind is FileKind.NEVER_LOADED:
+    if role.kind is not FileKind.NEVER_LOADED:
+        return
+    if path.name == "CLAUDE.local.md" and path.parent.name == ".claude":
         add(
             1, 1, NEVER_LOADED,
             ".claude/CLAUDE.local.md is never loaded: move it to CLAUDE.local.md next to .claude/",
         )  # fmt: skip
-    if role.kind is FileKind.RULE and not path.name.endswith(".md"):
+    else:  # a file in .claude/rules without .md
         add(
             1, 1, RULE_NOT_MD,
             f"{path.name} is in .claude/rules but not a .md file: the client ignores it; rename it",

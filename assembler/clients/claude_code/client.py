@@ -238,8 +238,9 @@ class ClaudeCode(Client[ClaudeSetup]):
             at = len(parts) - 1 - parts[::-1].index(".claude")
             inside = parts[at + 1 :]
             project = path.parents[len(inside)]  # the directory holding `.claude`
-            if inside[:1] == ("rules",) and len(inside) > 1:
-                return FileRole(FileKind.RULE, project)
+            if inside[:1] == ("rules",) and len(inside) > 1:  # only .md files load
+                kind = FileKind.RULE if path.name.endswith(".md") else FileKind.NEVER_LOADED
+                return FileRole(kind, project)
             if inside == ("CLAUDE.local.md",):
                 return FileRole(FileKind.NEVER_LOADED, project)
             if inside == ("CLAUDE.md",):
