@@ -491,7 +491,11 @@ def test_lint_outside_git_finds_what_render_finds(tmp_path: Path) -> None:
     (tmp_path / "dir" / "CLAUDE.md").mkdir(parents=True)
     (tmp_path / "rules" / ".claude" / "rules" / "sub").mkdir(parents=True)
     (tmp_path / "rules" / ".claude" / "rules" / "sub" / "x.md").write_text("Rule.\n")
-    machine = {"home": tmp_path / "home", "managed_dir": tmp_path / "managed", "environ": {}}
+    machine: dict[str, Any] = {
+        "home": tmp_path / "home",
+        "managed_dir": tmp_path / "managed",
+        "environ": {},
+    }
     said = {
         name: [(f.code, f.path, f.message) for f in lint([], base=tmp_path / name, **machine).findings]
         for name in ("loop", "dir", "rules")

@@ -239,8 +239,8 @@ class ClaudeCode(Client[ClaudeSetup]):
             inside = parts[at + 1 :]
             project = path.parents[len(inside)]  # the directory holding `.claude`
             if inside[:1] == ("rules",) and len(inside) > 1:  # only .md files load
-                kind = FileKind.RULE if path.name.endswith(".md") else FileKind.NEVER_LOADED
-                return FileRole(kind, project)
+                found = FileKind.RULE if path.name.endswith(".md") else FileKind.NEVER_LOADED
+                return FileRole(found, project)
             if inside == ("CLAUDE.local.md",):
                 return FileRole(FileKind.NEVER_LOADED, project)
             if inside == ("CLAUDE.md",):
