@@ -190,7 +190,10 @@ def lint(
     client = registry.get(policy.client)
     version = client.choose_version(request.client_version, request.environ)
     levels = _levels(policy, select, ignore, size_errors)
-    run = _Run.of(policy, machine, levels, request.max_tokens or 0, version, request.counter)
+    detail = "CTX605" in {c.strip().upper() for given in select for c in given.split(",")}
+    run = _Run.of(
+        policy, machine, levels, request.max_tokens or 0, version, request.counter, detail
+    )
     whole_tree = not files and cwd is None
     repos = _Repos()
     try:
@@ -250,10 +253,13 @@ class _Run(NamedTuple):
         max_tokens: int,
         version: ClientVersion = NO_VERSION,
         counter: TokenCounter = estimate_tokens,
+        detail: bool = False,
     ) -> _Run:
+        """`detail`: every file CTX605 is about on a line of its own (`--select CTX605`),
+        not one summary."""
         wanted = frozenset(code for code, level in levels.items() if level is not None)
         starts = Starts(policy, machine, version, counter)
-        checks = StartChecks(starts, max_tokens, wanted)
+        checks = StartChecks(starts, max_tokens, wanted, detail)
         return cls(policy, machine, levels, starts, Duplicates(starts, wanted), checks)
 
 

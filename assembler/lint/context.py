@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-from collections.abc import Callable, Container, Hashable, Iterable, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -237,10 +237,13 @@ class StartChecks:
     token budget (`CTX601`). `wanted`: the codes the run reports; a check whose code is not
     among them does no work."""
 
-    def __init__(self, starts: Starts, max_tokens: int, wanted: Container[str]) -> None:
+    def __init__(
+        self, starts: Starts, max_tokens: int, wanted: Container[str], detail: bool = False
+    ) -> None:
         self.starts = starts
         self.max_tokens = max_tokens
         self._wanted = wanted
+        self._detail = detail  # CTX605 file by file, not one summary
         self._assemblies: dict[Path, Assembly] = {}
         self._drops: dict[Path, bool] = {}
         self._start_dirs: dict[GitRepo, StartDirs] = {}
@@ -451,6 +454,8 @@ class StartChecks:
         table = client.versions
         if codes.VERSION_DEPENDENT.code not in self._wanted or table is None or not mine:
             return []
+        if self.starts.version.asked not in ("", "latest") and not self._detail:
+            return []  # the user named the release they run: the others are not theirs
         others = [release for release in table.modelled if release != mine]
         differs: dict[str, list[str]] = {}
         for cwd in sorted(set(starts))[:MAX_VERSION_STARTS]:
@@ -462,6 +467,8 @@ class StartChecks:
                     if here.get(path) != there.get(path):
                         said = _how_it_differs(path in here, path in there, mine, release)
                         differs.setdefault(path, []).append(f"{said} starting in {where}/")
+        if len(differs) > 1 and not self._detail:
+            return [self._one_summary(differs, others, shown_base)]
         return [
             Finding(
                 relative_shown(path, shown_base),
@@ -478,6 +485,23 @@ class StartChecks:
             )
             for path, said in differs.items()
         ]
+
+    def _one_summary(
+        self, differs: Mapping[str, list[str]], others: Sequence[str], shown_base: Path
+    ) -> Finding:
+        """CTX605 once, on the first file, for a run where many files load differently at
+        another release (Prefect's lint: 41 of 44 lines): how many, which, and how to see each."""
+        client, mine = self.starts.client, self.starts.version.modelled
+        paths = [relative_shown(path, shown_base) for path in differs]
+        named = ", ".join(paths[:_NAMED_FILES])
+        more = f" and {len(paths) - _NAMED_FILES:,} more" if len(paths) > _NAMED_FILES else ""
+        releases = " or ".join(others)
+        return Finding(
+            paths[0], 1, 1, codes.VERSION_DEPENDENT.code,
+            f"{client.title}: {len(paths):,} files load differently under {releases} than under "
+            f"{mine} ({named}{more}): what loads depends on the release; name the release you "
+            "run (--client-version), or see each file with --select CTX605",
+        )  # fmt: skip
 
     def assembly(self, cwd: Path) -> Assembly:
         """The whole assembly of `cwd` (budgets, rendering): for the budget check and the
@@ -504,6 +528,7 @@ class StartChecks:
 # The starts lint compares across a client's modelled releases (CTX605), the first in name
 # order: each costs one more discovery per release.
 MAX_VERSION_STARTS = 200
+_NAMED_FILES = 3  # files a CTX605 summary names
 
 
 def _lint_path(display: str, root: Path, shown_base: Path) -> str:

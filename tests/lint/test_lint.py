@@ -1182,6 +1182,29 @@ def test_an_agents_md_in_a_skill_folder_is_a_reference_not_held_to_200_lines(
     assert set(targets) <= set(whole.files)  # still checked (secrets, tags), as references
 
 
+def test_many_files_that_load_differently_at_another_release_are_one_finding(
+    tmp_path: Path,
+) -> None:
+    """Prefect's lint: 41 of 44 lines were the same CTX605 note (one of them 904 characters),
+    and naming the release did not quiet them. Now one summary line, each file with
+    `--select CTX605`, and nothing once the user names the release they run."""
+    make(tmp_path, {f"repo/p{i}/AGENTS.md": f"Package {i}.\n" for i in range(5)})
+    where: dict[str, Any] = {"base": tmp_path / "repo", **machine(tmp_path)}
+    [summary] = [f for f in lint(**where).findings if f.code == "CTX605"]
+    assert (summary.path, summary.message) == (
+        "p0/AGENTS.md",
+        "Claude Code: 5 files load differently under 2.1.197 than under 2.1.332 (p0/AGENTS.md, "
+        "p1/AGENTS.md, p2/AGENTS.md and 2 more): what loads depends on the release; name the "
+        "release you run (--client-version), or see each file with --select CTX605",
+    )
+    each = lint(select=["CTX605"], **where).findings
+    assert [f.path for f in each] == [f"p{i}/AGENTS.md" for i in range(5)]
+    assert all(len(f.message) < 300 for f in each)
+    for release in ("2.1.197", "2.1.332"):
+        named = lint(client_version=release, **where).findings
+        assert [f.code for f in named if f.code == "CTX605"] == []
+
+
 def test_whole_repository_lint_checks_the_repository_auto_memory(tmp_path: Path) -> None:
     """The auto memory index goes into every prompt from outside the repository: whole-repository
     lint checks it (a secret, the 200-line cut) and names it; files given: only those."""
