@@ -19,6 +19,7 @@ from ..clients import registry
 from ..discovery.disk import Disk
 from ..discovery.locations import find_git_root
 from ..discovery.rules import RULES_MAX_FILES
+from ..display import shown as display_form
 from ..errors import AssemblerError
 from ..model import Policy, Severity, TokenCounter
 from ..policy import resolve_policy
@@ -210,6 +211,7 @@ def lint(
             )
         paths = (*listing.files, *memory)
         findings = _leveled((_stopped(top, here) for top in listing.stopped), run.levels)
+        findings += _leveled((_linked_out(*out, here) for out in listing.linked_out), run.levels)
         budget = ScanBudget(max_scan_chars)
         checked, load_dirs, starts = _check_files(paths, here, run, repos, budget)
         findings += checked
@@ -270,6 +272,19 @@ def _stopped(top: Path, here: Path) -> Finding:
         f"lint stopped listing files here after {MAX_WALK_FILES:,} files ({RULES_MAX_FILES:,} through a link), "
         f"{MAX_WALK_ENTRIES:,} entries walked or {MAX_LISTED:,} paths git lists: the files beyond are not "
         "checked; is a link pointing at a large directory?",
+    )  # fmt: skip
+
+
+def _linked_out(link: Path, target: str, here: Path) -> Finding:
+    """`CTX801` once on a link where instruction files go to a directory outside the tree
+    lint checks, holding more than lint lists through a link: its files are not listed one
+    by one (a link to `/` gave 1,900 lines)."""
+    return Finding(
+        relative_shown(link, here), 1, 1, codes.OUTSIDE_PROJECT.code,
+        f"links to {display_form(target)}, a directory outside the project with more than "
+        f"{RULES_MAX_FILES:,} files or {MAX_WALK_ENTRIES:,} entries: the client loads rules "
+        "from it into the prompt, and lint checks none of them; link only what belongs here, "
+        "or copy it into the repository",
     )  # fmt: skip
 
 

@@ -312,7 +312,7 @@ class StartChecks:
         return [
             Finding(_lint_path(d.path, root, shown_base), 1, 1, d.code, d.message)
             for d in found
-            if d.code in wanted
+            if d.code in wanted and _of_the_project(d.path, root)
         ]
 
     def client_notes(self, info: FileInfo) -> list[Finding]:
@@ -529,6 +529,14 @@ class StartChecks:
 # order: each costs one more discovery per release.
 MAX_VERSION_STARTS = 200
 _NAMED_FILES = 3  # files a CTX605 summary names
+
+
+def _of_the_project(display: str, root: Path) -> bool:
+    """Whether a path a run displays is a file of the project or the home (`~/...`), not one
+    outside both that a link brought in (a rules directory linked to `/`)."""
+    if display.startswith("~"):
+        return True
+    return os.path.normpath(root / display).startswith(os.path.join(os.path.normpath(root), ""))
 
 
 def _lint_path(display: str, root: Path, shown_base: Path) -> str:

@@ -39,6 +39,11 @@ class Listing(NamedTuple):
     files: tuple[Path, ...] = ()
     stopped: tuple[Path, ...] = ()
     ignored: tuple[Path, ...] = ()
+    # Links where instruction files go (a rules directory, or one in it) to a directory
+    # outside the tree listed that holds more than lint lists through a link: one finding
+    # each, its files not listed (a link to `/` listed 1,000 of the machine's files, 1,900
+    # lines of findings none of which the repository can fix).
+    linked_out: tuple[tuple[Path, str], ...] = ()  # (the link, its real target)
 
     def stop(self, top: Path) -> Listing:
         """This listing, having stopped under `top`."""
@@ -53,7 +58,9 @@ def merged(parts: Sequence[Listing], files: Iterable[Path]) -> Listing:
     """`parts` as one listing of `files` (in that order): where any stopped, each once, and
     every file any found git-ignored."""
     stopped = dict.fromkeys(top for part in parts for top in part.stopped)
-    return Listing(tuple(files), tuple(stopped), tuple(p for part in parts for p in part.ignored))
+    out = dict.fromkeys(link for part in parts for link in part.linked_out)
+    ignored = tuple(p for part in parts for p in part.ignored)
+    return Listing(tuple(files), tuple(stopped), ignored, tuple(out))
 
 
 def read_when_ignored() -> tuple[str, ...]:
@@ -103,7 +110,8 @@ def instruction_files(root: Path, repo: GitRepo | None) -> Listing:
     """Instruction files under `root`: git's view (tracked + untracked, not ignored, and the
     ignored ones an agent reads anyway), else a walk. A symlinked directory where instruction
     files go (a rules directory linked to `../shared`) is listed through the link, as the
-    client loads it (git lists only the link)."""
+    client loads it (git lists only the link); one outside `root` that holds more than the
+    client's walk loads is not listed, only named (`Listing.linked_out`)."""
     if repo is None:
         return walk(root, root)
     repo.walk(read_when_ignored())
@@ -172,7 +180,7 @@ def _of_names(repo: GitRepo, names: Iterable[str], base: str, limit: int) -> Lis
         if not name.startswith(prefix):
             continue
         if holds_instruction_files(name) and os.path.isdir(repo.root / name):
-            linked = walk(repo.root / name, repo.root, RULES_MAX_FILES)
+            linked = _through_link(repo.root / name, repo.root)
             found.update(linked.files)
             listing = listing.joined(linked._replace(files=()))
         elif is_instruction_file(name):
@@ -189,6 +197,7 @@ def walk(top: Path, root: Path, max_files: int = MAX_WALK_FILES) -> Listing:
     directories), each real directory once. Past `max_files` files or `MAX_WALK_ENTRIES`
     entries it stops under `top`."""
     found: list[Path] = []
+    out: list[tuple[Path, str]] = []
     seen: set[tuple[int, int]] = set()  # (device, inode) of each directory listed
     stack = [top]
     looked = 0
@@ -217,6 +226,11 @@ def walk(top: Path, root: Path, max_files: int = MAX_WALK_FILES) -> Listing:
                 linked_dir = entry.is_symlink() and entry.is_dir()
             except OSError:  # a link that loops, or that cannot be followed
                 is_dir = linked_dir = False
+            if linked_dir and holds_instruction_files(rel) and _outside(path, root):
+                linked = _through_link(path, root)
+                found += linked.files
+                out += linked.linked_out
+                continue
             if (is_dir and entry.name not in SKIP_DIRS) or (
                 linked_dir and holds_instruction_files(rel)
             ):
@@ -226,8 +240,31 @@ def walk(top: Path, root: Path, max_files: int = MAX_WALK_FILES) -> Listing:
             elif not is_dir and not linked_dir and is_instruction_file(rel):
                 found.append(path)  # a link that loops too: render says it is not loaded
         stack += reversed(below)
-    listing = Listing(tuple(found[:max_files]))
+    listing = Listing(tuple(found[:max_files]), linked_out=tuple(out))
     return listing.stop(top) if stopped or len(found) > max_files else listing
+
+
+def _through_link(link: Path, root: Path) -> Listing:
+    """The instruction files below a linked directory where they go, as many as the client's
+    walk loads (`RULES_MAX_FILES`); for a link out of `root` to more than that (`/`, a home
+    directory), none, and the link in `linked_out`."""
+    linked = walk(link, root, RULES_MAX_FILES)
+    target = _outside(link, root)
+    if target is not None and linked.stopped:
+        return Listing(linked_out=((link, target),))
+    return linked
+
+
+def _outside(link: Path, root: Path) -> str:
+    """The real directory `link` names when it is outside `root`, else ""."""
+    try:
+        target = os.path.realpath(link)
+        inside = os.path.realpath(root)
+    except (OSError, ValueError):
+        return ""
+    if target == inside or target.startswith(inside.rstrip(os.sep) + os.sep):
+        return ""
+    return target
 
 
 def _named_like_a_file(rel: str) -> bool:
