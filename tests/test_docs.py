@@ -235,3 +235,19 @@ def test_the_readme_starts_with_the_two_commands_and_stays_a_front_page() -> Non
         "make test",
     ]
     assert len(text.encode()) <= 12_500  # about 12 KB: the rest is in docs/
+
+
+_SNIPPET = re.compile(r"^```(?:sh|yaml|toml|bash)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+# What a reader would have to replace before a snippet runs (issue 34: a user pasted
+# `<a commit hash>` and both hashes of `git ls-remote URL HEAD`).
+_PLACEHOLDER = re.compile(r"<(?:the|a|an|your|owner)\b[^>\n]*>|ls-remote")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_shell_and_config_snippet_runs_as_written(doc: Path) -> None:
+    """No snippet holds a placeholder to fill in: where no URL can be named, the docs show
+    the form that needs none (a local hook over the installed command, the clone's path,
+    repository variables in CI)."""
+    blocks = _SNIPPET.findall(doc.read_text(encoding="utf-8"))
+    found = [m.group() for block in blocks for m in _PLACEHOLDER.finditer(block)]
+    assert found == [], f"{doc.name}: placeholders in snippets: {found}"

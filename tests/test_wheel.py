@@ -110,12 +110,8 @@ def test_the_readme_install_story_works_as_written(tmp_path: Path) -> None:
     env = git_env(tmp_path / "home")
     commit = snapshot(tmp_path / "upstream", env)
     script = _readme_install()
-    assert script.splitlines() == [
-        "git clone <the ctxasm repository URL> ctxasm && cd ctxasm",
-        "pipx install .",
-        "ctxasm --version",
-    ]
-    script = script.replace("<the ctxasm repository URL>", str(tmp_path / "upstream"))
+    assert script.splitlines() == ["pipx install .", "ctxasm --version"]  # nothing to fill in
+    git(tmp_path, env, "clone", "-q", str(tmp_path / "upstream"), "ctxasm")  # "in the clone"
     bin_dir = tmp_path / "bin"  # where pipx puts the command, first on PATH
     env.update(
         PIPX_HOME=str(tmp_path / "pipx"),
@@ -125,7 +121,7 @@ def test_the_readme_install_story_works_as_written(tmp_path: Path) -> None:
     )
     ran = subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script],
-        cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=900,
+        cwd=tmp_path / "ctxasm", env=env, capture_output=True, text=True, check=False, timeout=900,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ran.stdout.splitlines()[-1] == f"ctxasm, version 0.1.0 (commit {commit[:12]})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -77,10 +78,11 @@ def test_the_readme_hook_blocks_a_commit_of_a_long_claude_md_until_the_repositor
     tmp_path: Path,
 ) -> None:
     env = _env(tmp_path)
-    rev = snapshot(tmp_path / "ctxasm", env)
-    config = _readme_snippet()
+    # The README's local hook runs the installed `ctxasm`: this checkout's, first on PATH.
+    env["PATH"] = os.pathsep.join((str(Path(sys.executable).parent), env["PATH"]))
+    config = _readme_snippet()  # as written: nothing to fill in
     (entry,) = config["repos"]
-    entry.update(repo=str(tmp_path / "ctxasm"), rev=rev)  # the placeholders, filled in
+    assert entry["repo"] == "local"
     assert [hook["id"] for hook in entry["hooks"]] == ["ctxasm-lint"]
     repo = git_init(tmp_path / "target")
     (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
