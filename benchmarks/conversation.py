@@ -1,7 +1,9 @@
 """The conversation runtime on a long list: every level on 30,000 tool results (issue 22).
 
 The floor is `scan()` of the same list, measured in the same run: the one pass over every
-message that each level starts with. Each level is reported as a ratio against it, and as
+message that each level starts with. The whole pipeline (`prepare`) is also given against
+one `json.dumps` of the list (issue 34: target 3x), the cost of writing it once, which a
+compaction pays at least for `raw.jsonl` and again for the summariser's transcript. Each level is reported as a ratio against it, and as
 the growth from N to 2N results (2.0: linear; a quadratic pass shows as 4.0). Three shapes:
 one result per message (Anthropic), every result in one user message (over the
 per-message budget: persisting writes a file for most results, so there only the growth is
@@ -23,6 +25,7 @@ from .harness import Check, heading, median, ms, report, row, timed
 RESULTS = 30_000
 LEVEL_TARGET = 12.0  # a level against one scan of the list
 PREPARE_TARGET = 40.0  # the whole pipeline (a dozen passes, raw.jsonl, the summary request)
+DUMPS_TARGET = 3.0  # the whole pipeline against one json.dumps of the list
 GROWTH = 2.6  # time for 2N results / time for N (2.0 is linear, 4.0 quadratic)
 SHAPES = ("one per message", "one message", "openai")
 TEXT = "x" * 400
@@ -93,14 +96,17 @@ def measure(results: int, shape: str, reps: int) -> dict[str, float]:
     """Median CPU seconds of the floor and of each level, interleaved, on `results` results
     (CPU, not wall-clock: the growth from N to 2N is the point, and other load on a shared
     machine blurs it)."""
+    import json
+
     from assembler.conversation import scan
 
     messages = long_conversation(results, shape)
-    times: dict[str, list[float]] = {"scan": []}
+    times: dict[str, list[float]] = {"scan": [], "json.dumps": []}
     with tempfile.TemporaryDirectory() as store:
         runs = levels(store)
         for _ in range(reps):
             times["scan"].append(timed(lambda: scan(messages), CPU))
+            times["json.dumps"].append(timed(lambda: json.dumps(messages), CPU))
             for name, level in runs.items():
                 times.setdefault(name, []).append(timed(lambda: level(messages), CPU))  # noqa: B023
     return {name: median(values) for name, values in times.items()}
@@ -113,8 +119,9 @@ def run(reps: int = 3, results: int = RESULTS) -> list[Check]:
         single = measure(results, shape, reps)
         double = measure(2 * results, shape, reps)
         row("floor: scan()", ms(single["scan"]))
+        row("json.dumps of the list", ms(single["json.dumps"]))
         for name, seconds in single.items():
-            if name == "scan":
+            if name in ("scan", "json.dumps"):
                 continue
             ratio = seconds / single["scan"]
             growth = double[name] / seconds
@@ -124,6 +131,12 @@ def run(reps: int = 3, results: int = RESULTS) -> list[Check]:
                 continue  # one message over the 200,000-character budget: a file per result
             target = PREPARE_TARGET if name.startswith("prepare") else LEVEL_TARGET
             checks.append(Check(f"conversation {name}, {shape} (x scan)", ratio, target, "x"))
+            if name.startswith("prepare") and shape == SHAPES[0]:
+                dumps = seconds / single["json.dumps"]
+                row(f"  {name} / json.dumps", f"{dumps:.1f}x")
+                checks.append(
+                    Check(f"conversation {name}, {shape} (x json.dumps)", dumps, DUMPS_TARGET, "x")
+                )
     return checks
 
 

@@ -39,6 +39,7 @@ MAX_DEPTH = 100
 # a list over a million-token window holds well under this.
 MAX_VALUES = 4_000_000
 _NESTS = (list, tuple, set, frozenset)  # containers JSON or repr() walk into
+_LEAVES = frozenset({str, int, float, bool, type(None)})  # exactly these types: nothing inside
 
 
 class Shape(Enum):
@@ -114,7 +115,9 @@ def _blocks_ok(content: Any) -> str | None:
     if not isinstance(content, list):
         return f"content is a {type(content).__name__}, not a string or a list of blocks"
     for block in content:
-        if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
+        if not (type(block) is dict or isinstance(block, Mapping)):
+            return "a content block without a type"
+        if not isinstance(block.get("type"), str):
             return "a content block without a type"
         if block["type"] == "text" and not isinstance(block.get("text"), str):
             return "a text block without text"
@@ -123,7 +126,7 @@ def _blocks_ok(content: Any) -> str | None:
 
 def _problem(message: Any) -> str | None:
     """Why `message` has no known shape, or None."""
-    if not isinstance(message, Mapping):
+    if not (type(message) is dict or isinstance(message, Mapping)):
         return f"a {type(message).__name__}, not a mapping"
     role = message.get("role")
     if not isinstance(role, str):
@@ -176,14 +179,85 @@ def _arguments(raw: Any) -> Mapping[str, Any]:
 def listed(messages: object) -> Sequence[Any]:
     """`messages` if it can be a message list; else `ConversationError` naming the message.
     Walked a level at a time, never recursively, and never past the bounds."""
+    sequence = as_sequence(messages)
+    if isinstance(sequence, Checked):
+        scan(sequence)  # the same bounds, and the facts remembered for the levels after
+        return sequence
+    left = MAX_VALUES
+    for index, message in enumerate(sequence):
+        left -= _values(message, index, left)
+    return sequence
+
+
+def as_sequence(messages: object) -> Sequence[Any]:
+    """`messages` if it is a sequence that can hold messages (not a string), else
+    `ConversationError`."""
     if isinstance(messages, str | bytes | bytearray) or not isinstance(messages, Sequence):
         raise ConversationError(
             f"the messages are a {type(messages).__name__}, not a list of messages"
         )
-    left = MAX_VALUES
-    for index, message in enumerate(messages):
-        left -= _values(message, index, left)
     return messages
+
+
+class _Facts(NamedTuple):
+    """What `scan` learns of one message at one place in a list (`Checked` keeps it)."""
+
+    message: Any  # held, so that its id is not reused while the memo lives
+    values: int
+    problem: str | None
+    at: int  # the index `calls` and `results` name
+    calls: tuple[Call, ...] = ()
+    results: tuple[Result, ...] = ()
+
+    def placed(self, index: int) -> _Facts:
+        """These facts for the message at `index` (a level dropped messages before it)."""
+        if index == self.at:
+            return self
+        calls = tuple(c._replace(at=index) for c in self.calls)
+        results = tuple(r._replace(at=index) for r in self.results)
+        return self._replace(at=index, calls=calls, results=results)
+
+
+class Checked(list[Any]):
+    """A message list whose messages' facts are remembered by identity (`memo`), so that the
+    levels of one `Conversation.prepare` read each message once, not once a level: every
+    level shares the messages it does not change. Only for one call: a caller may change a
+    message between two."""
+
+    def __init__(self, messages: Sequence[Any], memo: dict[int, _Facts]) -> None:
+        super().__init__(messages)
+        self.memo = memo
+
+
+def _facts(message: Any, values: int, index: int) -> _Facts:
+    problem = _problem(message)
+    if problem:
+        return _Facts(message, values, problem, index)
+    content = message.get("content")
+    calls: list[Call] = []
+    results: list[Result] = []
+    for call in message.get("tool_calls") or ():
+        function = call["function"]
+        calls.append(
+            Call(index, call["id"], function["name"], _arguments(function.get("arguments")))
+        )
+    if message["role"] == "tool":
+        text = block_text(content)
+        results.append(Result(index, None, message["tool_call_id"], text, False, Shape.OPENAI))
+        return _Facts(message, values, None, index, tuple(calls), tuple(results))
+    for number, block in enumerate(content if isinstance(content, list) else ()):
+        if block["type"] == "tool_use":
+            given = block.get("input")
+            calls.append(
+                Call(index, block["id"], block["name"], given if isinstance(given, Mapping) else {})
+            )
+        elif block["type"] == "tool_result":
+            text = block_text(block.get("content"))
+            error = block.get("is_error") is True
+            results.append(
+                Result(index, number, block["tool_use_id"], text, error, Shape.ANTHROPIC)
+            )
+    return _Facts(message, values, None, index, tuple(calls), tuple(results))
 
 
 def _values(message: Any, index: int, budget: int) -> int:
@@ -199,9 +273,14 @@ def _values(message: Any, index: int, budget: int) -> int:
             )
         below: list[Any] = []
         for value in level:
-            if isinstance(value, str):
+            kind = type(value)
+            if kind in _LEAVES:  # the common values first: an ABC check costs ten times more
                 continue
-            if isinstance(value, Mapping):
+            if kind is dict or kind is list:
+                below += value.values() if kind is dict else value
+            elif isinstance(value, str):
+                continue
+            elif isinstance(value, Mapping):
                 below += value.values()
             elif isinstance(value, _NESTS):
                 below += value
@@ -218,37 +297,30 @@ def _values(message: Any, index: int, budget: int) -> int:
 
 def scan(messages: Sequence[Any]) -> Scan:
     """One pass over `messages`: calls by id, results in order, unknown messages. A list
-    that cannot be one (`listed`) raises `ConversationError`."""
+    that cannot be one (`listed`) raises `ConversationError`. A `Checked` list reads each
+    message's facts from its memo (and adds those it lacks)."""
+    as_sequence(messages)
+    memo: dict[int, _Facts] = messages.memo if isinstance(messages, Checked) else {}
+    get = memo.get
+    left = MAX_VALUES
     calls: dict[str, Call] = {}
     results: list[Result] = []
     unknown: list[Unknown] = []
-    for index, message in enumerate(listed(messages)):
-        problem = _problem(message)
-        if problem:
-            unknown.append(Unknown(index, problem))
+    for index, message in enumerate(messages):
+        facts = get(id(message))
+        if facts is None or facts.message is not message:
+            facts = memo[id(message)] = _facts(message, _values(message, index, left), index)
+        elif facts.values > left:
+            _values(message, index, left)  # raises, with the message's index
+        left -= facts.values
+        if facts.problem:
+            unknown.append(Unknown(index, facts.problem))
             continue
-        content = message.get("content")
-        for call in message.get("tool_calls") or ():
-            function = call["function"]
-            calls[call["id"]] = Call(
-                index, call["id"], function["name"], _arguments(function.get("arguments"))
-            )
-        if message["role"] == "tool":
-            text = block_text(content)
-            results.append(Result(index, None, message["tool_call_id"], text, False, Shape.OPENAI))
-            continue
-        for number, block in enumerate(content if isinstance(content, list) else ()):
-            if block["type"] == "tool_use":
-                given = block.get("input")
-                calls[block["id"]] = Call(
-                    index, block["id"], block["name"], given if isinstance(given, Mapping) else {}
-                )
-            elif block["type"] == "tool_result":
-                text = block_text(block.get("content"))
-                error = block.get("is_error") is True
-                results.append(
-                    Result(index, number, block["tool_use_id"], text, error, Shape.ANTHROPIC)
-                )
+        if facts.at != index:
+            facts = memo[id(message)] = facts.placed(index)
+        for call in facts.calls:
+            calls[call.id] = call
+        results += facts.results
     return Scan(calls, tuple(results), tuple(unknown))
 
 

@@ -41,7 +41,7 @@ from .compact import (
     compact,
     compaction_thresholds,
 )
-from .messages import scan
+from .messages import Checked, as_sequence, scan
 from .micro import (
     CLEARED,
     COMPACTABLE_TOOLS,
@@ -184,19 +184,24 @@ class Conversation:
 
     # The levels.
     def prepare(self, messages: Sequence[Any]) -> Prepared:
-        """Run the levels on `messages` (never mutated) before a model call."""
+        """Run the levels on `messages` (never mutated) before a model call.
+
+        The levels share what they learn of each message (`messages.Checked`): a message a
+        level leaves as it is, the next reads from memory, so the whole pipeline reads each
+        message about once, not once a level."""
         events: list[Event] = []
-        self._note(messages, events)
-        current = list(messages)
+        memo: dict[int, Any] = {}
+        current: list[Any] = Checked(as_sequence(messages), memo)  # refuses a non-list
+        self._note(current, events)
         if self._context_due and _user_turn(current):
-            current = self._context_now(current, events)
+            current = Checked(self._context_now(current, events), memo)
         if self.levels.persist:
             saved = persist_results(current, store_dir=self.store_dir, shell_tools=self.shell_tools)
-            current = saved.messages
+            current = Checked(saved.messages, memo)
             events += [Event(Level.PERSIST, str(a)) for a in saved.actions]
         if self.levels.prune:
             pruned = prune_tool_results(current, keep_recent=self.prune_keep)
-            current = pruned.messages
+            current = Checked(pruned.messages, memo)
             events += [Event(Level.PRUNE, str(c)) for c in pruned.cuts]
         if self.levels.micro is Micro.TIME:
             cleared = clear_old_tool_results(
@@ -206,16 +211,18 @@ class Conversation:
                 keep_recent=self.clear_keep,
                 compactable=self.compactable,
             )
-            current = cleared.messages
+            current = Checked(cleared.messages, memo)
             events += [Event(Level.MICRO, str(c)) for c in cleared.cleared]
         collapsed = False
         if self.levels.collapse and self.summarize is not None:
-            current, collapsed = self._collapse(current, events)
+            collapsed_list, collapsed = self._collapse(current, events)
+            current = Checked(collapsed_list, memo)
         compaction = None
         if self.levels.compact and not collapsed and self._reached(self.threshold):
             compaction = self._compact(current, Trigger.AUTO, events)
             if compaction is not None:
-                current = compaction.messages
+                current = Checked(compaction.messages, memo)
+        current = list(current)  # the caller's: a plain list, without the memo
         request = current
         if self.levels.micro is Micro.CACHE:
             edited = cache_edit_tool_results(
