@@ -465,7 +465,7 @@ class FileChecker:
         if guided and guidance.max_lines and lines > guidance.max_lines:
             add(
                 guidance.max_lines + 1, 1, codes.TOO_MANY_LINES,
-                f"{lines} lines, over the {guidance.max_lines}-line limit: {_advice(info).split}",
+                f"{lines:,} lines, over the {guidance.max_lines:,}-line limit: {_advice(info).split}",
             )  # fmt: skip
         if guided and guidance.max_bytes and size > guidance.max_bytes:
             add(

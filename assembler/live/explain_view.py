@@ -250,7 +250,12 @@ def show(
             f"the table lists {MAX_SKIPPED_ROWS} of each kind; --json lists them all"
         )
     if not show_all and (absent := sum(r.status is Status.ABSENT for r in explanation.rows)):
-        console.print(f"{absent} candidate locations do not exist (--all lists them)")
+        them = (
+            "1 candidate location does not"
+            if absent == 1
+            else f"{absent:,} candidate locations do not"
+        )
+        console.print(f"{them} exist (--all lists them)")
     for note in explanation.notes:
         say(note.line())
     for line in agent_lines(explanation):

@@ -21,6 +21,7 @@ from . import formats
 from .sections import (
     SEPARATOR,
     Section,
+    boundary_tokens,
     context_tokens,
     escape_content,
     escape_headings,
@@ -121,8 +122,9 @@ def _numbered(native: Sequence[Section], assembly: Assembled) -> list[dict[str, 
     entries: list[dict[str, Any]] = []
     number = 0
     for section in native:
-        if section.is_boundary:
-            entries.append({"boundary": True, "content": section.content})
+        if section.is_boundary:  # its tokens, so that the sections add up to the header's total
+            marker = boundary_tokens(assembly.policy, assembly.counter)
+            entries.append({"boundary": True, "content": section.content, "tokens": marker})
             continue
         number += 1
         entries.append(

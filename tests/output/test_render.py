@@ -446,3 +446,18 @@ def test_a_heading_after_any_line_break_a_reader_knows_is_escaped(
     found = [line for line in out.splitlines() if re.match(r"## \d+\. `", line)]
     assert found == ["## 1. `CLAUDE.md` (project)"]
     assert f"{before}\\{forged}" in out
+
+
+def test_the_markdown_previews_numbers_add_up_to_its_header(tmp_path: Path) -> None:
+    """The header said "2,546 tokens" and the one section "2537 tokens" (issue 34): the
+    boundary marker's 9 tokens were nowhere, and large counts had no separator."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "CLAUDE.md").write_text("".join(f"- rule number {i} of many\n" for i in range(400)))
+    a = assemble(repo, home=tmp_path / "home", managed_dir=tmp_path / "m", environ={})
+    preview = a.render("markdown")
+    total = int(re.search(r"· ([\d,]+) tokens \(estimated\)", preview)[1].replace(",", ""))  # type: ignore[index]
+    counts = [int(n.replace(",", "")) for n in re.findall(r"· ([\d,]+) tokens[:*]", preview)]
+    assert len(counts) == 2 and sum(counts) == total  # the boundary, then the file
+    assert counts[0] == 9 and counts[1] >= 1000
+    assert f"· 400 lines · {counts[1]:,} tokens*" in preview  # with its separator
