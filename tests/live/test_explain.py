@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -604,3 +605,20 @@ def test_explain_of_a_subagent_skips_what_it_does_not_receive(tmp_path: Path) ->
     assert (
         "\nsubagent: Plan (built-in): no instruction files (only the date); the skills list" in text
     )
+
+
+def test_one_missing_candidate_is_one_location(tmp_path: Path) -> None:
+    """Gemini's explain said "1 candidate locations do not exist"."""
+    from tests.helpers.cli import ctxasm
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "GEMINI.md").write_text("Gemini.\n")
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "m")]
+    out = ctxasm(["explain", str(repo), "--policy", "gemini", *machine]).stdout
+    said = [line for line in out.splitlines() if "candidate location" in line]
+    assert said and all(
+        line.startswith("1 candidate location does not exist")
+        or re.match(r"[\d,]+ candidate locations do not exist", line)
+        for line in said
+    ), said
