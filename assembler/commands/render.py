@@ -81,7 +81,24 @@ def render(
     write_output(assembly.render(fmt, date=date, options=request), out, assembly)
     if elsewhere := loading_elsewhere(assembly, path, **options):
         click.echo(f"ctxasm: {elsewhere_line(assembly, elsewhere)}", err=True)
+    elif not assembly.sources and not assembly.diagnostics:  # else they say why
+        click.echo(f"ctxasm: {nothing_line(assembly)}", err=True)
     return finish(assembly)
+
+
+def nothing_line(assembly: Assembly) -> str:
+    """One line when the context holds no instruction file (and no other agent loads one
+    here): render printed nothing, exit 0, and a user could not tell why."""
+    title = registry.get(assembly.policy.client).title
+    if assembly.agent is not None:
+        return (
+            f"the {assembly.agent.name} agent starts with no instruction files here ({title} "
+            "gives it none); `ctxasm explain --subagent NAME` shows what each agent gets"
+        )
+    return (
+        f"nothing loads here for {title}: no instruction file in any place it reads; "
+        "`ctxasm explain --all` lists every place"
+    )
 
 
 def elsewhere_line(assembly: Assembly, elsewhere: Sequence[Elsewhere]) -> str:

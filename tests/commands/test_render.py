@@ -220,3 +220,23 @@ def test_a_subagent_after_a_compaction_is_one_question_too_many(tmp_path: Path) 
     assert "one at a time" in both.stderr
     explore = ctxasm(["render", str(repo), *machine, "--subagent", "Explore"])
     assert explore.exit_code == 0 and "nothing loads here" not in explore.stderr
+
+
+def test_an_empty_context_says_so_on_stderr(tmp_path: Path) -> None:
+    """`render` in a directory with no instruction files, and `render --subagent Explore`,
+    printed nothing and exited 0 (issue 34): one line says why."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "m")]
+    empty = ctxasm(["render", str(repo), *machine])
+    assert (empty.exit_code, empty.stdout) == (0, "")
+    assert empty.stderr == (
+        "ctxasm: nothing loads here for Claude Code: no instruction file in any place it "
+        "reads; `ctxasm explain --all` lists every place\n"
+    )
+    (repo / "CLAUDE.md").write_text("Root.\n")
+    explore = ctxasm(["render", str(repo), "--subagent", "Explore", *machine])
+    assert explore.exit_code == 0
+    assert explore.stderr.startswith("ctxasm: the Explore agent starts with no instruction files")
+    assert ctxasm(["render", str(repo), *machine]).stderr == ""  # something loads: nothing said
