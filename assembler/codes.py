@@ -50,6 +50,7 @@ class Skip(enum.Enum):
     MANUAL = "applied only by hand"
     EXCLUDED_AGENT = "excluded for this agent"
     FARTHER = "a nearer instruction file takes precedence"
+    INSTEAD = "another instruction file loads instead"
 
 
 class Code(NamedTuple):

@@ -27,6 +27,7 @@ from ... import codes
 from ...discovery.context import Run, ancestors
 from ...discovery.loader import Loaded, Loader
 from ...model import Layer, Reason, Source, Why
+from .codes import AGENTS_MD_INSTEAD
 from .settings import AGENTS_FALLBACK, CLAUDE_MD_ONLY, MANAGED_ONLY, ClaudeSetup
 
 AGENTS_FILES = ("AGENTS.md", os.path.join(".claude", "AGENTS.md"))
@@ -50,7 +51,9 @@ def agents_md(
             if item.source.layer in _DROPPED_BY_MANAGED_ONLY:
                 loader.note(codes.EXCLUDED, item.source.path, f"left out by {_PLUGIN} {mode}")
         return [i for i in out if i.source.layer not in _DROPPED_BY_MANAGED_ONLY], False
-    if mode == AGENTS_FALLBACK and any(_is_claude_file(i.source) for i in out):
+    claude = [i.source for i in out if _is_claude_file(i.source)]
+    if mode == AGENTS_FALLBACK and claude:
+        _say_left_out(run, loader, claude[0], mode, {i.source.path for i in out})
         return out, False
     texts = {i.source.content.strip() for i in out if i.source.layer in _PROJECT_FILES}
     cwd = str(run.context.cwd)
@@ -72,6 +75,25 @@ def agents_md(
         at = _insertion(out, directory)
         out[at:at] = group
     return out, True
+
+
+def _say_left_out(
+    run: Run, loader: Loader, claude: Source, mode: str, loaded: Collection[str]
+) -> None:
+    """Note each AGENTS.md on the way to cwd that the plugin leaves out, naming the file that
+    keeps it out (explain showed nothing, and the report "never looked for"); not one that
+    loads under another name (`CLAUDE.md -> AGENTS.md`)."""
+    real = {os.path.realpath(path) for path in loaded if os.path.isabs(path)}
+    for directory in ancestors(run.context.cwd):
+        for name in AGENTS_FILES:
+            path = os.path.join(directory, name)
+            if os.path.lexists(path) and os.path.realpath(path) not in real:
+                loader.note(
+                    AGENTS_MD_INSTEAD,
+                    path,
+                    f"not loaded, because {loader.display(claude.path)} loads (Claude Code's "
+                    f"agents-md plugin, mode {mode}: AGENTS.md only where no CLAUDE.md loads)",
+                )
 
 
 def _new_texts(loader: Loader, loaded: Sequence[Loaded], texts: Collection[str]) -> list[Loaded]:

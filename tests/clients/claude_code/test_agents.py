@@ -143,3 +143,43 @@ def test_a_start_with_claude_md_attaches_no_nested_agents_md(tmp_path: Path) -> 
     assert after.attached(start) == ()
     old = run(base, "repo", home=base / "home", client_version="2.1.197")
     assert old.touch(base / "repo/pkg/src/x.ts").attached(old) == ()
+
+
+def test_an_agents_md_left_out_says_which_file_keeps_it_out(tmp_path: Path) -> None:
+    """With CLAUDE.md and AGENTS.md side by side, nothing said why AGENTS.md was not loaded
+    (explain, even --all, omitted it; the report said "never looked for"). Each AGENTS.md on
+    the way to cwd is now a skipped row naming the CLAUDE.md; not one that loads as CLAUDE.md
+    through a link, and nothing at 2.1.197, which has no plugin."""
+    from assembler.live import explain
+    from assembler.live.explain import Status
+
+    build(
+        tmp_path,
+        {
+            "repo/CLAUDE.md": "claude",
+            "repo/AGENTS.md": "agents",
+            "repo/.claude/AGENTS.md": "dot-claude agents",
+            "repo/pkg/AGENTS.md": "below cwd: not on the way",
+        },
+    )
+    git_init(tmp_path / "repo")
+    a = run(tmp_path, "repo")
+    said = [(d.code, d.path, d.message) for d in a.diagnostics if d.code == "CTX408"]
+    because = (
+        "not loaded, because CLAUDE.md loads (Claude Code's agents-md plugin, mode "
+        "claude-md-or-agents-md: AGENTS.md only where no CLAUDE.md loads)"
+    )
+    assert said == [
+        ("CTX408", "AGENTS.md", because),
+        ("CTX408", ".claude/AGENTS.md", because),
+    ]
+    rows = explain(tmp_path / "repo", home=tmp_path / "home", managed_dir=tmp_path / "m",
+                   environ={}).rows  # fmt: skip
+    [row] = [r for r in rows if r.path == "AGENTS.md"]
+    assert (row.status, row.code, row.detail) == (Status.SKIPPED, "CTX408", because)
+    assert [d for d in run(tmp_path, "repo", client_version="2.1.197").diagnostics
+            if d.code == "CTX408"] == []  # fmt: skip
+    os.remove(tmp_path / "repo" / "CLAUDE.md")
+    os.symlink("AGENTS.md", tmp_path / "repo" / "CLAUDE.md")
+    linked = [d.path for d in run(tmp_path, "repo").diagnostics if d.code == "CTX408"]
+    assert linked == [".claude/AGENTS.md"]  # AGENTS.md loads, as CLAUDE.md
