@@ -185,7 +185,7 @@ def _fit_total(
             out[i], note = _trimmed(source, trimmed, max_tokens, counter)
             costs[i] = source_tokens(out[i], policy, counter)
         else:
-            out[i], note = _dropped(source, max_tokens)
+            out[i], note = _dropped(source, max_tokens, cost)
             costs[i] = 0
             live -= 1
         notes.append(note)
@@ -222,11 +222,13 @@ def _trimmed(
     return source._replace(content=text, lazy=False, stats=after, cuts=(*source.cuts, cut)), note
 
 
-def _dropped(source: Source, max_tokens: int) -> tuple[Source, Diagnostic]:
+def _dropped(source: Source, max_tokens: int, cost: int) -> tuple[Source, Diagnostic]:
+    """`source` dropped, and the note: `cost` is its section's tokens (what explain's row
+    and the budget count), not its text's alone."""
     empty = Stats(0, 0, 0, 0)
     cut = _cut("budget-drop", f"dropped to fit --max-tokens {max_tokens:,}", source.stats, empty)
     note = codes.BUDGET_DROPPED.at(
         source.display,
-        f"dropped ({source.stats.tokens:,} tokens) to fit the {max_tokens:,}-token budget",
+        f"dropped ({cost:,} tokens) to fit the {max_tokens:,}-token budget",
     )
     return source._replace(dropped=True, cuts=(*source.cuts, cut)), note

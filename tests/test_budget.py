@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from assembler import Layer, TokenCounter, estimate_tokens
+from assembler import Layer, TokenCounter, assemble, estimate_tokens
 from assembler.budget import limit_chars
 from assembler.clients.claude_code.memory_index import truncate_index
 from assembler.clients.claude_code.settings import slug
@@ -186,3 +187,19 @@ def test_truncation_markers_count_in_the_runs_text(tmp_path: Path) -> None:
         "characters (every cut file gets one); shorten limits.truncation_marker or raise "
         "limits.file_chars"
     )
+
+
+def test_a_dropped_file_is_said_at_the_tokens_explain_shows(tmp_path: Path) -> None:
+    """`render --max-tokens 50` said CLAUDE.local.md was "dropped (7 tokens)" while explain
+    listed it at 25 (issue 34): the note counts the section, as the budget and explain do."""
+    from assembler.live import explain
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("Root instructions. " * 8 + "\n")
+    (repo / "CLAUDE.local.md").write_text("local notes here " * 4 + "\n")
+    where: dict[str, Any] = {"home": tmp_path / "h", "managed_dir": tmp_path / "m", "environ": {}}
+    [note] = [d for d in assemble(repo, max_tokens=50, **where).diagnostics if d.code == "CTX603"]
+    [row] = [r for r in explain(repo, max_tokens=50, **where).rows if r.path == "CLAUDE.local.md"]
+    assert note.message == f"dropped ({row.tokens:,} tokens) to fit the 50-token budget"
+    assert row.tokens is not None and row.tokens > 20
