@@ -7,8 +7,17 @@ from pathlib import Path
 import click
 
 from ..assembly import assemble
+from ..clients import registry
 from ..display import shown
-from ..output.cache import build_report, load_snapshot, report_json, report_text, snapshot_text
+from ..errors import CacheError
+from ..output.cache import (
+    build_report,
+    foreign,
+    load_snapshot,
+    report_json,
+    report_text,
+    snapshot_text,
+)
 from ..output.tiers import RequestOptions, plan_for
 from .echo import finish, write_output
 from .options import Command, DiscoveryArgs, discovery_options, path_argument
@@ -49,7 +58,19 @@ def cache(
     """Per tier: tokens, hash and breakpoints; against a snapshot: where the cache breaks."""
     previous = load_snapshot(against) if against else None
     assembly = assemble(path, environment=env, **discovery.options())
-    result = build_report(plan_for(assembly, request), previous)
+    client = assembly.policy.client
+    if previous is not None and foreign(previous, client):
+        theirs = (
+            registry.get(previous.client).title
+            if previous.client in registry.names()
+            else previous.client
+        )
+        raise CacheError(
+            f"{against}: a snapshot of {theirs}'s context, and this run is "
+            f"{registry.get(client).title}'s: compare it with --policy {previous.client}, or "
+            "save one for this agent with --save"
+        )
+    result = build_report(plan_for(assembly, request), previous, client)
     if save:
         write_output(snapshot_text(result.snapshot), save, assembly, "--save")
         click.echo(f"ctxasm: snapshot saved to {shown(str(save))}", err=True)

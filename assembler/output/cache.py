@@ -40,6 +40,7 @@ class Snapshot(NamedTuple):
     prompt_cache_key: str
     min_tokens: int
     slots: int
+    client: str = ""  # the agent whose context it is ("": a snapshot that does not say)
 
 
 class Divergence(NamedTuple):
@@ -66,7 +67,7 @@ class CacheReport(NamedTuple):
     divergence: Divergence | None = None
 
 
-def snapshot_of(plan: CachePlan) -> Snapshot:
+def snapshot_of(plan: CachePlan, client: str = "") -> Snapshot:
     states = []
     for i, tier in enumerate(plan.tiers):
         point = plan.at(i)
@@ -81,7 +82,7 @@ def snapshot_of(plan: CachePlan) -> Snapshot:
         )
     static = plan.static_text
     key = prompt_cache_key(plan) or ""
-    return Snapshot(tuple(states), text_hash(static), key, plan.min_tokens, plan.slots)
+    return Snapshot(tuple(states), text_hash(static), key, plan.min_tokens, plan.slots, client)
 
 
 def _request_price(
@@ -160,8 +161,9 @@ def compare(current: Snapshot, previous: Snapshot) -> Divergence:
     )
 
 
-def build_report(plan: CachePlan, against: Snapshot | None = None) -> CacheReport:
-    snapshot = snapshot_of(plan)
+def build_report(plan: CachePlan, against: Snapshot | None = None, client: str = "") -> CacheReport:
+    """The report of `plan` (the context of `client`'s agent), compared with `against`."""
+    snapshot = snapshot_of(plan, client)
     return CacheReport(plan, snapshot, compare(snapshot, against) if against else None)
 
 
@@ -184,7 +186,7 @@ def snapshot_data(snapshot: Snapshot) -> dict[str, Any]:
         "prompt_cache_key": snapshot.prompt_cache_key,
         "min_tokens": snapshot.min_tokens,
         "slots": snapshot.slots,
-    }
+    } | ({"client": snapshot.client} if snapshot.client else {})
 
 
 def _tier_state(item: Mapping[str, Any]) -> TierState:
@@ -215,6 +217,19 @@ def _text(data: Mapping[str, Any], key: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{key} must be a string")
     return value
+
+
+def _client(data: Mapping[str, Any]) -> str:
+    """The snapshot's agent: a client name, or "" where an older snapshot does not say."""
+    value = data.get("client", "")
+    if not isinstance(value, str) or len(value) > 64:
+        raise TypeError("client must be a client's name")
+    return value
+
+
+def foreign(snapshot: Snapshot, client: str) -> bool:
+    """Whether `snapshot` says it is another agent's context than `client`'s."""
+    return bool(snapshot.client) and snapshot.client != client
 
 
 # A snapshot lists a few tiers; anything this large is not one.
@@ -256,6 +271,7 @@ def load_snapshot(path: str | os.PathLike[str]) -> Snapshot:
             _text(data, "prompt_cache_key"),
             _count(data, "min_tokens"),
             _count(data, "slots"),
+            _client(data),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise CacheError(f"{path}: malformed snapshot ({err}); recreate it with --save") from None

@@ -413,7 +413,7 @@ def _agent(
         notes=tuple(notes[:MAX_NOTES]),
         notes_left=max(0, len(notes) - MAX_NOTES),
         lazy=_lazy(explanation.rows, touched),
-        cache=build_report(plan, previous),
+        cache=build_report(plan, previous, run.client),
         compared=previous is not None,
     )
 

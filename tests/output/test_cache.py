@@ -251,3 +251,34 @@ def test_a_hostile_number_anywhere_in_a_snapshot_is_one_line(tmp_path: Path) -> 
                 assert (code, out) == (2, ""), (path, literal, err)
                 assert err.startswith(f"ctxasm: {bad}: ") and err.count("\n") == 1, err
                 assert err.endswith("; recreate it with --save\n"), err
+
+
+def test_a_snapshot_of_another_agent_is_refused_naming_both(tmp_path: Path) -> None:
+    """`cache --policy codex --against` a Claude Code snapshot compared silently ("first
+    divergence: user (removed)", issue 34): a snapshot says whose context it is, and another
+    agent's is refused with the policy to compare it under. A snapshot that does not say
+    (written before) is compared as before."""
+
+    from tests.helpers.cli import ctxasm
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("Claude.\n")
+    (repo / "AGENTS.md").write_text("Agents.\n")
+    (tmp_path / "home").mkdir()
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "m")]
+    snap = tmp_path / "snap.json"
+    assert ctxasm(["cache", str(repo), "--save", str(snap), *machine]).exit_code == 0
+    assert json.loads(snap.read_text())["client"] == "claude-code"
+    other = ctxasm(["cache", str(repo), "--policy", "codex", "--against", str(snap), *machine])
+    assert other.exit_code == 2 and other.stdout == ""
+    assert other.stderr.endswith(
+        "a snapshot of Claude Code's context, and this run is Codex's: compare it with "
+        "--policy claude-code, or save one for this agent with --save\n"
+    )
+    assert ctxasm(["cache", str(repo), "--against", str(snap), *machine]).exit_code == 0
+    old = json.loads(snap.read_text())
+    del old["client"]
+    snap.write_text(json.dumps(old))
+    unsaid = ctxasm(["cache", str(repo), "--policy", "codex", "--against", str(snap), *machine])
+    assert unsaid.exit_code == 0
