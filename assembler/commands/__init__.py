@@ -65,6 +65,21 @@ class LazyGroup(click.Group):
                 [(name, self.lazy_subcommands[name].summary) for name in self.list_commands(ctx)]
             )
 
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        with formatter.section("Examples"):  # as every command's help ends (docs/cli.md)
+            for line in _EXAMPLES:
+                formatter.write(f"{'':>{formatter.current_indent}}{line}\n")
+
+
+_EXAMPLES = (
+    "ctxasm explain                    # each file an agent here loads, and why",
+    "ctxasm render --format markdown   # the context itself, by section",
+    "ctxasm lint                       # check every instruction file",
+    "ctxasm report --open              # one page of what each agent loads",
+    "ctxasm render -h                  # a command's options and examples",
+)
+
 
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     """`--version`: the version and the commit this copy was built from (`version.py`)."""

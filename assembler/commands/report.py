@@ -8,8 +8,9 @@ from pathlib import Path
 
 import click
 
-from ..display import shown
+from ..display import counted, shown
 from ..errors import CacheError
+from ..model import Severity
 from ..output.cache import snapshot_text
 from ..output.write import write_file
 from ..report.build import build, snapshots
@@ -76,4 +77,11 @@ def report(
     click.echo(shown(str(target)))
     if open_page:
         webbrowser.open(Path(os.path.abspath(target)).as_uri())
+    if result.errors:  # exit 1 said, not left to guess (the page holds the detail)
+        lint_errors = sum(1 for f in result.lint.findings if f.severity is Severity.ERROR)
+        found = [counted(lint_errors, "lint error")] if lint_errors else []
+        if result.side.errors:
+            found.append("a file an agent cannot load")
+        said = " and ".join(found) or "errors"
+        click.echo(f"ctxasm: the page shows {said}; `ctxasm lint` lists them", err=True)
     return 1 if result.errors else 0

@@ -87,8 +87,11 @@ def test_help_lists_whole_summaries_and_ends_every_command_with_examples() -> No
     command's help documents every option and ends with examples of it."""
     ctx = click.Context(cli)
     names = cli.list_commands(ctx)
-    listing = _help().split("Commands:\n")[1]
+    listing, _, examples = _help().split("Commands:\n")[1].partition("\nExamples:\n")
     assert "..." not in listing, listing
+    # The top-level help ends with examples too (it had none: issue 34), of real commands.
+    shown = [line.split()[1] for line in examples.splitlines() if line.strip()]
+    assert len(shown) >= 3 and set(shown) <= set(names), examples
     assert sorted(line.split()[0] for line in listing.splitlines() if line.strip()) == names
     for name in names:
         command = cli.get_command(ctx, name)

@@ -107,3 +107,14 @@ def test_each_agent_is_named_with_the_release_modelled(tmp_path: Path) -> None:
     one = ctxasm(["report", str(repo), *machine, "--out", str(out), "--client-version", "2.1.197"])
     assert one.exit_code == 2
     assert one.stderr.count("\n") == 1 and "a release is one agent's" in one.stderr
+
+
+def test_exit_1_is_said_on_stderr(tmp_path: Path) -> None:
+    """`report` exited 1 with nothing on stderr when lint found an error (issue 34)."""
+    repo = git_init(tmp_path / "repo")
+    (repo / "CLAUDE.md").write_text("key: sk-ant-api03-Zx8fQ2mK9vL4pR7tW1yB3nC6dE5gH0jA\n")
+    (tmp_path / "home").mkdir()
+    ran = ctxasm(["report", str(repo), "--home", str(tmp_path / "home"), "--managed-dir",
+                  str(tmp_path / "m"), "--out", str(tmp_path / "page.html")])  # fmt: skip
+    assert ran.exit_code == 1
+    assert ran.stderr == "ctxasm: the page shows 1 lint error; `ctxasm lint` lists them\n"
