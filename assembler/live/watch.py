@@ -117,6 +117,10 @@ def summary(before: Assembly | None, after: Assembly, old_tokens: int, tokens: i
     """One line: which sources changed, were added or removed, and the token delta."""
     new = {s.path: s for s in after.sources if not s.dropped}
     old = {s.path: s for s in before.sources if not s.dropped} if before is not None else {}
+    gone = [(p, s) for p, s in old.items() if p not in new]
+    # A file still there that no longer loads (it turned binary, grew past a limit, an
+    # exclude caught it) is not "removed": say why, from the run's own diagnostic.
+    why = {d.path: d.message for d in reversed(after.diagnostics)}
     parts = []
     for label, shown in (
         (
@@ -124,7 +128,15 @@ def summary(before: Assembly | None, after: Assembly, old_tokens: int, tokens: i
             [s.display for p, s in new.items() if p in old and s.content != old[p].content],
         ),
         ("added", [s.display for p, s in new.items() if p not in old]),
-        ("removed", [s.display for p, s in old.items() if p not in new]),
+        ("removed", [s.display for p, s in gone if not os.path.lexists(p)]),
+        (
+            "no longer loaded",
+            [
+                s.display + (f" ({why[s.display]})" if s.display in why else "")
+                for p, s in gone
+                if os.path.lexists(p)
+            ],
+        ),
     ):
         if shown:
             parts.append(f"{label} {', '.join(display.shown(name) for name in shown)}")

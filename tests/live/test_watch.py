@@ -561,3 +561,24 @@ def test_rules_swapped_for_a_link_to_the_root_while_watching(tmp_path: Path) -> 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(top / "repo" / ".claude" / "rules")  # never rmtree through a link to /
         shutil.rmtree(top)
+
+
+def test_a_file_that_turned_binary_is_not_said_removed(tmp_path: Path) -> None:
+    """`watch` said "removed CLAUDE.local.md" when the file turned binary (issue 34): a file
+    still there that no longer loads is "no longer loaded", with the run's reason."""
+    from assembler.live.watch import summary
+
+    repo = git_init(tmp_path / "repo")
+    build(tmp_path, {"repo/CLAUDE.md": "Root.\n", "repo/CLAUDE.local.md": "Local.\n"})
+    before = assemble(repo, **machine(tmp_path))
+    (repo / "CLAUDE.local.md").write_bytes(b"Local\x00binary\n")
+    after = assemble(repo, **machine(tmp_path))
+    line = summary(before, after, 10, 5)
+    assert "removed" not in line
+    assert line.startswith(
+        "ctxasm: no longer loaded CLAUDE.local.md (file is binary (NUL byte at offset 5)"
+    ), line
+    (repo / "CLAUDE.local.md").unlink()
+    assert summary(before, assemble(repo, **machine(tmp_path)), 10, 5).startswith(
+        "ctxasm: removed CLAUDE.local.md;"
+    )
