@@ -188,7 +188,10 @@ def test_a_monorepo_is_not_watched_as_a_tree(tmp_path: Path) -> None:
 def test_a_bad_file_is_reported_and_the_watch_goes_on(session: Session, tree: Path) -> None:
     (tree / "CLAUDE.md").write_bytes(b"binary\0data")
     update = session.rendered(session.fresh())
-    assert update.line.startswith("ctxasm: removed CLAUDE.md, docs/guide.md; ")
+    assert update.line.startswith(
+        "ctxasm: no longer loaded CLAUDE.md (file is binary (NUL byte at offset 6); not loaded: "
+        "replace it with text), docs/guide.md; "
+    )
     assert [d.code for d in update.diagnostics] == ["CTX003"]
     (tree / "CLAUDE.md").write_text("Root, repaired.")
     update = session.rendered(session.fresh())
