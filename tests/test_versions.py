@@ -175,18 +175,26 @@ def test_installed_looks_for_the_client_in_no_relative_path_entry(
     assert not marker.exists()
 
 
-def test_installed_that_hangs_is_cut_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_installed_that_hangs_is_cut_off(tmp_path: Path) -> None:
+    """A client whose `--version` hangs is cut off at the limit, which the environment's
+    `CTXASM_VERSION_TIMEOUT` sets (Gemini CLI took 21 s where the limit was a fixed 10 s)."""
     from assembler.clients import installed
 
-    monkeypatch.setattr(installed, "TIMEOUT_S", 0.5)
     (tmp_path / "bin").mkdir()
     sleeper = tmp_path / "bin" / "claude"
     sleeper.write_text(f"#!/bin/sh\nexec {shutil.which('sleep')} 30\n")
     sleeper.chmod(0o755)
-    with pytest.raises(RequestError, match=r"did not answer within 0\.5 s"):
-        installed.installed_version(
-            "Claude Code", ("claude", "--version"), {"PATH": str(tmp_path / "bin")}, {}
-        )
+    environ = {"PATH": str(tmp_path / "bin"), "CTXASM_VERSION_TIMEOUT": "1"}
+    with pytest.raises(RequestError, match=r"did not answer within 1 s; set CTXASM_VERSION_TIM"):
+        installed.installed_version("Claude Code", ("claude", "--version"), environ, {})
+    for bad in ("0", "601", "1e3", "-5", "ten"):
+        with pytest.raises(RequestError, match="give a whole number of seconds from 1 to 600"):
+            installed.installed_version(
+                "Claude Code",
+                ("claude", "--version"),
+                {**environ, "CTXASM_VERSION_TIMEOUT": bad},
+                {},
+            )
 
 
 @pytest.mark.parametrize("command", ["render", "explain", "lint", "cache"])

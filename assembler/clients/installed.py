@@ -3,8 +3,9 @@
 `--client-version installed` runs the client's own `--version` (`Client.version_command`),
 found in the absolute entries of the run's `PATH` (`discovery.programs`: a relative one may be
 the repository's), with its no-network variables set (`Client.version_environ`) and that
-`PATH` without its relative entries: no network, at most `TIMEOUT_S` seconds and `MAX_OUTPUT`
-bytes of output read, and the first release number in what it prints is the answer. Anything
+`PATH` without its relative entries: no network, at most `TIMEOUT_S` seconds (the environment's
+`CTXASM_VERSION_TIMEOUT` sets another, 1 to 600: Gemini CLI 0.61 took 21 s on a busy machine)
+and `MAX_OUTPUT` bytes of output read, and the first release number in what it prints is the answer. Anything
 else is a `RequestError` that says how to go on without it.
 """
 
@@ -22,7 +23,9 @@ from ..display import shown
 from ..errors import RequestError
 from ..model import Diagnostic
 
-TIMEOUT_S = 10.0
+TIMEOUT_S = 30.0
+TIMEOUT_VARIABLE = "CTXASM_VERSION_TIMEOUT"
+MAX_TIMEOUT_S = 600
 MAX_OUTPUT = 4096
 _RELEASE = re.compile(r"(?<![\d.])\d{1,9}(?:\.\d{1,9}){1,3}(?![\d.])")
 
@@ -49,10 +52,12 @@ def installed_version(
             f"{command[0]}: {title} is not installed (not on PATH{found.missing()}); {then}"
         )
     path = absolute_path(environ.get("PATH"))
-    out = _run_bounded([found.path, *command[1:]], {**environ, **quiet, "PATH": path})
+    wait = _timeout(environ)
+    out = _run_bounded([found.path, *command[1:]], {**environ, **quiet, "PATH": path}, wait)
     if out is None:
         raise RequestError(
-            f"{command[0]} {' '.join(command[1:])} did not answer within {TIMEOUT_S:g} s; {then}"
+            f"{command[0]} {' '.join(command[1:])} did not answer within {wait:g} s; set "
+            f"{TIMEOUT_VARIABLE} (seconds, up to {MAX_TIMEOUT_S}) to wait longer, or {then}"
         )
     release = _RELEASE.search(out)
     if release is None:
@@ -61,8 +66,22 @@ def installed_version(
     return Installed(release.group(), found.notes(command[0]))
 
 
-def _run_bounded(argv: list[str], env: Mapping[str, str]) -> str | None:
-    """The first `MAX_OUTPUT` bytes `argv` prints, or None when it does not finish in time."""
+def _timeout(environ: Mapping[str, str]) -> float:
+    """How long the client may take to answer: `CTXASM_VERSION_TIMEOUT`, else `TIMEOUT_S`."""
+    text = environ.get(TIMEOUT_VARIABLE, "").strip()
+    if not text:
+        return TIMEOUT_S
+    if text.isascii() and text.isdigit() and len(text) <= 3 and 1 <= int(text) <= MAX_TIMEOUT_S:
+        return float(text)
+    raise RequestError(
+        f"{TIMEOUT_VARIABLE}={shown(text, 20)!r}: give a whole number of seconds from 1 to "
+        f"{MAX_TIMEOUT_S}"
+    )
+
+
+def _run_bounded(argv: list[str], env: Mapping[str, str], timeout: float) -> str | None:
+    """The first `MAX_OUTPUT` bytes `argv` prints, or None when it does not finish within
+    `timeout` seconds."""
     try:
         child = subprocess.Popen(
             argv,
@@ -81,7 +100,7 @@ def _run_bounded(argv: list[str], env: Mapping[str, str]) -> str | None:
     assert child.stdout is not None
     reader = threading.Thread(target=lambda: got.append(child.stdout.read(MAX_OUTPUT)))  # type: ignore[union-attr]
     reader.start()
-    reader.join(TIMEOUT_S)
+    reader.join(timeout)
     finished = not reader.is_alive()
     if not finished or child.poll() is None:
         try:
