@@ -96,6 +96,17 @@ def model(system: str, messages: Sequence[dict[str, Any]]) -> Reply:
     earlier = summary.removeprefix("[对话摘要]\n") or "；".join(
         m["content"] for m in messages[:-1] if m["role"] == "user"
     )
+    # Files read after the summarised part (the kept messages), not only those it names.
+    later = [
+        json.loads(call["function"]["arguments"]).get("path", "")
+        for m in messages
+        for call in m.get("tool_calls") or ()
+        if call["function"]["name"] == "read_file"
+    ]
+    read = earlier.rpartition("读过的文件：")[2]  # the summary's list of files read
+    more = [p for p in dict.fromkeys(later) if p and p not in read]
+    if more:
+        earlier += f"之后又读了：{'、'.join(more)}。"
     return Reply(f"今天我们主要做了这些事——{earlier}", (), tokens)
 
 

@@ -75,8 +75,11 @@ def report(
             file = save_cache / f"{agent.run.client}.json"
             write_file(file, snapshot, sources=sources, project=project, option="--save-cache")
     click.echo(shown(str(target)))
-    if open_page:
-        webbrowser.open(Path(os.path.abspath(target)).as_uri())
+    if open_page and not webbrowser.open(Path(os.path.abspath(target)).as_uri()):
+        click.echo(  # no display, no browser: it did nothing and said nothing
+            f"ctxasm: no browser to open it with here; open {shown(str(target))} where there is one",
+            err=True,
+        )
     if result.errors:  # exit 1 said, not left to guess (the page holds the detail)
         lint_errors = sum(1 for f in result.lint.findings if f.severity is Severity.ERROR)
         found = [counted(lint_errors, "lint error")] if lint_errors else []

@@ -118,3 +118,23 @@ def test_exit_1_is_said_on_stderr(tmp_path: Path) -> None:
                   str(tmp_path / "m"), "--out", str(tmp_path / "page.html")])  # fmt: skip
     assert ran.exit_code == 1
     assert ran.stderr == "ctxasm: the page shows 1 lint error; `ctxasm lint` lists them\n"
+
+
+def test_open_without_a_browser_says_so(tmp_path: Path) -> None:
+    """`report --open` on a machine without a display did nothing and said nothing."""
+    import subprocess
+    import sys
+
+    repo = git_init(tmp_path / "repo")
+    (repo / "CLAUDE.md").write_text("Root.\n")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "nothing").mkdir()  # PATH: no browser, no xdg-open; no DISPLAY either
+    ran = subprocess.run(
+        [sys.executable, "-m", "assembler", "report", str(repo), "--home", str(tmp_path / "home"),
+         "--managed-dir", str(tmp_path / "m"), "--out", str(tmp_path / "page.html"), "--open"],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={"PATH": str(tmp_path / "nothing"), "HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert (tmp_path / "page.html").is_file()
+    assert ran.stderr.endswith("where there is one\n") and "no browser" in ran.stderr

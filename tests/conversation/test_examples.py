@@ -74,6 +74,10 @@ def test_xiaocheng_prints_the_articles_trace(
     assert snapshot[0]["role"] == "assistant" and snapshot[0]["content"].startswith(
         "[对话摘要]\n用户小明"
     )
+    # The answer names every file read: the summary's and those of the kept messages (it
+    # named compact.py alone, though pipeline.py was read too: issue 34).
+    [answer] = [line for line in lines if line.startswith("Agent: 今天我们主要做了这些事")]
+    assert "compact.py" in answer and answer.endswith("之后又读了：pipeline.py。")
 
 
 def test_xiaocheng_runs_in_one_command(tmp_path: Path) -> None:
