@@ -390,8 +390,8 @@ def after_compact(
     )
     if after is None:
         raise RequestError(
-            f"after_compact: what survives a compaction is not modelled for {client.title}; "
-            "choose a policy whose client models it (docs/cli.md)"
+            f"--after-compact (after_compact=): what survives a compaction is not modelled for "
+            f"{client.title}; choose a policy whose client models it (docs/cli.md)"
         )
     return assembly._replace(compacted=after)
 

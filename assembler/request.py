@@ -95,8 +95,8 @@ class Request(NamedTuple):
             False,
         ):
             raise RequestError(
-                "subagent and after_compact: a subagent's context or the main agent's after a "
-                "compaction, one at a time; pass one of them"
+                "--subagent and --after-compact (subagent=, after_compact=): a subagent's "
+                "context or the main agent's after a compaction, one at a time; pass one of them"
             )
         return cls(
             cwd=Path(checked_path(cwd, "cwd")),

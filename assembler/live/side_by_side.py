@@ -181,8 +181,8 @@ def side_by_side(
         raise RequestError("policy: each agent runs with its own policy; leave it out")
     if request.client_version not in (None, LATEST, INSTALLED):
         raise RequestError(
-            f"client_version {request.client_version}: a release is one agent's; with every "
-            f"agent pass {LATEST} or {INSTALLED} (each agent's own)"
+            f"--client-version {request.client_version} (client_version=): a release is one "
+            f"agent's; with every agent pass {LATEST} or {INSTALLED} (each agent's own)"
         )
     chosen = agents() if clients is None else tuple(map(registry.get, dict.fromkeys(clients)))
     if not chosen:

@@ -240,3 +240,15 @@ def test_an_empty_context_says_so_on_stderr(tmp_path: Path) -> None:
     assert explore.exit_code == 0
     assert explore.stderr.startswith("ctxasm: the Explore agent starts with no instruction files")
     assert ctxasm(["render", str(repo), *machine]).stderr == ""  # something loads: nothing said
+
+
+def test_errors_name_the_options_the_user_typed(tmp_path: Path) -> None:
+    """Errors named the library's parameters (`subagent and after_compact: ...`, issue 34)."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    machine = ["--home", str(tmp_path / "home"), "--managed-dir", str(tmp_path / "m")]
+    both = ctxasm(["render", str(repo), "--subagent", "Explore", "--after-compact", *machine])
+    assert both.exit_code == 2 and both.stderr.startswith("ctxasm: --subagent and --after-compact")
+    codex = ctxasm(["render", str(repo), "--after-compact", "--policy", "codex", *machine])
+    assert codex.exit_code == 2 and codex.stderr.startswith("ctxasm: --after-compact ")
