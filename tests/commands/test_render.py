@@ -79,7 +79,9 @@ def test_warnings_go_to_stderr_one_line_each(tmp_path: Path) -> None:
     assert code == 0
     assert err.splitlines() == [
         "../outside.md: warning: @../outside.md in CLAUDE.md points outside the working directory; "
-        "the client drops it unless external imports are approved in ~/.claude.json [CTX204]"
+        "the client drops it unless external imports are approved (answer yes when Claude Code "
+        "asks at start; it records hasClaudeMdExternalIncludesApproved for the project in "
+        "~/.claude.json) [CTX204]"
     ]
 
 

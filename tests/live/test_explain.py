@@ -136,7 +136,9 @@ def test_every_status_with_its_exact_reason(tmp_path: Path) -> None:
             "skipped",
             "external import not approved",
             "@../outside.md in CLAUDE.md points outside the working directory; the client drops "
-            "it unless external imports are approved in ~/.claude.json",
+            "it unless external imports are approved (answer yes when Claude Code asks at "
+            "start; it records hasClaudeMdExternalIncludesApproved for the project in "
+            "~/.claude.json)",
         ),
         (
             "project",

@@ -90,8 +90,8 @@ class ClaudeCode(Client[ClaudeSetup]):
         large="Claude Code warns this hurts performance; split it",
         too_large="Claude Code skips it silently; split it",
         external_import=(
-            "Claude Code drops it unless external imports are approved (and it may leak "
-            "files); move or copy it"
+            "Claude Code drops it unless external imports are approved (it asks at start; "
+            "approving may leak files); move or copy it"
         ),
         deeper_start=(
             "approve external imports, or import it from those directories' CLAUDE.md too"

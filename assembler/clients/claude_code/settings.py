@@ -32,7 +32,11 @@ MANAGED_SETTINGS_DISPLAY = "<managed-settings>"
 # Where Claude Code's configuration is instead of `~/.claude` (and `~/.claude.json`).
 CONFIG_DIR_VARIABLE = "CLAUDE_CONFIG_DIR"
 # Its words in what the loader says: the setting that excludes files, where approvals live.
-WORDS = Words("claudeMdExcludes", "unless external imports are approved in ~/.claude.json")
+WORDS = Words(
+    "claudeMdExcludes",
+    "unless external imports are approved (answer yes when Claude Code asks at start; it "
+    "records hasClaudeMdExternalIncludesApproved for the project in ~/.claude.json)",
+)
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]")
 MAX_SLUG = 200
 # claudeMdExcludes never removes managed or auto-memory files (SPEC section 4).
