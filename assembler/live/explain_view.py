@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
 
 from ..clients import registry
 from ..display import counted, dumps, shown
-from ..model import AgentType, Diagnostic, Layer
+from ..model import AgentType, Diagnostic, Layer, Why
 from ..output.render import agent_json
 from ..tokens import estimated
 from .explain import Explanation, Row, Skip, Status, rules_order_text
@@ -89,8 +89,9 @@ def explanation_json(explanation: Explanation, *, show_all: bool = False) -> dic
     return data
 
 
-def agent_text(agent: AgentType) -> str:
-    """A subagent type on one line: what it receives at its start."""
+def agent_text(agent: AgentType, skills_here: bool = True) -> str:
+    """A subagent type on one line: what it receives at its start (`skills_here`: whether
+    there are skills to list in this context)."""
     files = (
         "the main agent's conversation, its files included"
         if agent.shares_parent
@@ -98,7 +99,9 @@ def agent_text(agent: AgentType) -> str:
         if agent.instructions
         else "no instruction files (only the date)"
     )
-    skills = "the skills list" if agent.skills else "no skills list"
+    skills = "the skills list" if agent.skills and skills_here else "no skills list"
+    if agent.skills and not skills_here:
+        skills += " (no skills here)"
     tools = ", ".join(agent.tools) if agent.tools else "all tools"
     if agent.excluded:
         tools += f" but {', '.join(agent.excluded)}"
@@ -236,7 +239,8 @@ def show(
         client = explanation.assembly.policy.client
         say(f"rules order: {order.value}: {rules_order_text(order, client)}")
     if a.agent is not None:
-        say(f"subagent: {agent_text(a.agent)}")
+        skills_here = any(s.reason.why is Why.SKILLS for s in a.sources)
+        say(f"subagent: {agent_text(a.agent, skills_here)}")
     if a.touched:
         say(f"touched: {', '.join(shown(t) for t in a.touched)}")
     rows, left_out = listed(explanation.visible(show_all))

@@ -624,3 +624,21 @@ def test_one_missing_candidate_is_one_location(tmp_path: Path) -> None:
         or re.match(r"[\d,]+ candidate locations do not exist", line)
         for line in said
     ), said
+
+
+def test_a_subagent_gets_no_skills_list_where_there_are_no_skills(tmp_path: Path) -> None:
+    """`explain --subagent Explore` said "the skills list" in a repository with no skills,
+    where the main table said "no skills list" (issue 34)."""
+    from tests.helpers.cli import ctxasm
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("Root.\n")
+    args = ["explain", str(repo), "--subagent", "Explore", "--home", str(tmp_path / "h"),
+            "--managed-dir", str(tmp_path / "m")]  # fmt: skip
+    line = ctxasm(args).stdout.splitlines()[1]
+    assert "; no skills list (no skills here); " in line, line
+    skill = repo / ".claude" / "skills" / "s" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: s\ndescription: d\n---\nSkill.\n")
+    assert "; the skills list; " in ctxasm(args).stdout.splitlines()[1]
