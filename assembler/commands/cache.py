@@ -19,7 +19,7 @@ from ..output.cache import (
     snapshot_text,
 )
 from ..output.tiers import RequestOptions, plan_for
-from .echo import finish, write_output
+from .echo import columns, finish, wrapped, write_output
 from .options import Command, DiscoveryArgs, discovery_options, path_argument
 from .request_options import request_options
 
@@ -74,5 +74,6 @@ def cache(
     if save:
         write_output(snapshot_text(result.snapshot), save, assembly, "--save")
         click.echo(f"ctxasm: snapshot saved to {shown(str(save))}", err=True)
-    write_output(report_json(result) if as_json else report_text(result, str(against)), None)
+    text = report_json(result) if as_json else wrapped(report_text(result, str(against)), columns())
+    write_output(text, None)
     return finish(assembly)

@@ -30,6 +30,29 @@ def columns() -> int | None:
         return None
 
 
+def wrapped(text: str, width: int | None) -> str:
+    """`text` with each line of prose longer than `width` broken at spaces, its continuations
+    indented two more than the line (None: as it is). A table's row (columns aligned by runs
+    of spaces) is left whole: broken, it would not read as a row."""
+    if not width:
+        return text
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        lead = " " * (len(line) - len(line.lstrip(" ")))
+        if len(line) <= width or "  " in line.strip():
+            out.append(line)
+            continue
+        out.append(
+            textwrap.fill(
+                line, width, subsequent_indent=lead + "  ", break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )  # fmt: skip
+    return "\n".join(out)
+
+
 def report(diagnostics: Sequence[Diagnostic], minimum: Severity = Severity.WARNING) -> None:
     for diagnostic in diagnostics:
         if diagnostic.severity.rank >= minimum.rank:

@@ -282,3 +282,20 @@ def test_a_snapshot_of_another_agent_is_refused_naming_both(tmp_path: Path) -> N
     snap.write_text(json.dumps(old))
     unsaid = ctxasm(["cache", str(repo), "--policy", "codex", "--against", str(snap), *machine])
     assert unsaid.exit_code == 0
+
+
+def test_the_text_report_fits_columns(tmp_path: Path) -> None:
+    """`cache` ignored `COLUMNS` (lines of 138-140 characters, issue 34): its prose wraps to
+    it, the table's rows stay whole; piped without COLUMNS, it is as it was."""
+    from tests.helpers.cli import ctxasm
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("Root.\n")
+    (repo / "CLAUDE.local.md").write_text("Local.\n")
+    args = ["cache", str(repo), "--home", str(tmp_path / "h"), "--managed-dir", str(tmp_path / "m")]
+    narrow = ctxasm(args, env={"COLUMNS": "60"}).stdout.splitlines()
+    rows = [line for line in narrow if "  " in line.strip()]
+    assert rows and all(len(line) <= 60 for line in narrow if line not in rows), narrow
+    wide = ctxasm(args, env={"COLUMNS": None}).stdout.splitlines()  # type: ignore[dict-item]
+    assert max(map(len, wide)) > 60 and len(wide) < len(narrow)
