@@ -125,10 +125,10 @@ def agent_lines(explanation: Explanation) -> list[str]:
             files = "the main agent's whole conversation, its reads included"
         elif row is main:
             files = f"{counted(len(row.files), 'instruction file')} loaded at start"
+        elif not row.files:  # before "the same": not "the same 0 instruction files"
+            files = "no instruction files"
         elif row.files == main.files:
             files = f"the same {counted(len(row.files), 'instruction file')}"
-        elif not row.files:
-            files = "no instruction files"
         else:
             files = f"{counted(len(row.files), 'instruction file')}: " + ", ".join(
                 shown(f) for f in row.files
@@ -136,7 +136,7 @@ def agent_lines(explanation: Explanation) -> list[str]:
         skills = "skills list" if row.skills else "no skills list"
         origin = f" ({shown(row.origin)})" if row.origin else ""
         out.append(f"  {shown(row.name):<{width}}  {files}; {skills}{origin}")
-    if explanation.agents_note:
+    if explanation.agents_note and main.files:  # nothing to start without, else
         out.append(f"  {explanation.agents_note}.")
     return out
 

@@ -642,3 +642,16 @@ def test_a_subagent_gets_no_skills_list_where_there_are_no_skills(tmp_path: Path
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: s\ndescription: d\n---\nSkill.\n")
     assert "; the skills list; " in " ".join(ctxasm(args).stdout.split())
+
+
+def test_where_nothing_loads_no_subagent_gets_the_same_0_files(tmp_path: Path) -> None:
+    """explain printed "Explore  the same 0 instruction files" beside "Explore and Plan start
+    without your CLAUDE.md files" where nothing loads (issue 34)."""
+    from tests.helpers.cli import ctxasm
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    out = ctxasm(["explain", str(repo), "--home", str(tmp_path / "h"), "--managed-dir",
+                  str(tmp_path / "m")]).stdout  # fmt: skip
+    assert "the same 0" not in out and "start without your CLAUDE.md" not in out
+    assert re.search(r"^  Explore +no instruction files;", out, re.M), out
