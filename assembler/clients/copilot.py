@@ -33,7 +33,6 @@ from ..discovery.loader import Loaded, Loader, Reading
 from ..discovery.touches import attached
 from ..model import Layer, Reason, Source, Why
 from ..parsing import frontmatter as fm
-from ..parsing.parse import Dialect
 from ..parsing.positions import Lines
 from . import rulefiles as rf
 from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked, role_key
@@ -53,10 +52,6 @@ KEYS = ("applyTo", "excludeAgent", "name", "description")
 # (docs.github.com/en/copilot/concepts/code-review, 2025; later removed from the page, see
 # github/docs#42761: kept as a warning, docs/clients/copilot.md).
 REVIEW_CHARS = 4000
-# Copilot documents no limit on a file or its frontmatter: ctxasm parses at most this much YAML of
-# one (a longer block is stripped, not parsed, and reported: CTX308).
-FRONTMATTER_CHARS = 64 * 1024
-READING = Reading(dialect=Dialect(frontmatter_chars=FRONTMATTER_CHARS))
 
 # Its own diagnostic codes (`Client.own_codes`), listed by `ctxasm codes` with the shared ones.
 # fmt: off
@@ -124,10 +119,10 @@ class Copilot(Client[CopilotState]):
     )
 
     def reading(self, run: Run) -> Reading:
-        return READING
+        return rf.READING
 
     def discover(self, run: Run) -> Discovery[CopilotState]:
-        loader = Loader(run, reading=READING)
+        loader = Loader(run, reading=rf.READING)
         ctx = run.context
         root, cwd = str(ctx.project_root), str(ctx.cwd)
         why = Why.CWD if root == cwd else Why.ANCESTOR
@@ -145,7 +140,7 @@ class Copilot(Client[CopilotState]):
     def touch(
         self, run: Run, state: CopilotState, target: Path, already: Collection[str]
     ) -> Discovery[CopilotState]:
-        loader = Loader(run, reading=READING)
+        loader = Loader(run, reading=rf.READING)
         at = rf.touch_target(loader, run, target)
         if at is None:
             return Discovery((), tuple(loader.diagnostics))
@@ -169,7 +164,7 @@ class Copilot(Client[CopilotState]):
         if path.name.endswith(SUFFIX) and ".github" in parts[:-2]:
             at = len(parts) - 1 - parts[::-1].index(".github")
             if parts[at + 1 : at + 2] == ("instructions",):
-                return FileRole(FileKind.RULE, Path(*parts[:at]), FRONTMATTER_CHARS)
+                return FileRole(FileKind.RULE, Path(*parts[:at]), rf.FRONTMATTER_CHARS)
         if path.name == AGENTS:
             return FileRole(FileKind.INSTRUCTIONS, path.parent)
         return None
@@ -188,7 +183,7 @@ class Copilot(Client[CopilotState]):
         body = text.removeprefix("\ufeff")
         lines = Lines(body)
         if role.kind is FileKind.RULE:
-            head, _ = fm.split_frontmatter(body, FRONTMATTER_CHARS)
+            head, _ = fm.split_frontmatter(body, rf.FRONTMATTER_CHARS)
             if head.present and not head.error and not head.too_complex:
                 out += _instruction_notes(lines, head, str(role.load_dir))
                 reviewed = "code-review" not in instructions_of(head.data, "/").excluded

@@ -36,7 +36,6 @@ from ..discovery.loader import Loaded, Loader, Reading
 from ..discovery.touches import attached
 from ..model import Layer, Reason, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
-from ..parsing.parse import Dialect
 from ..parsing.positions import Lines
 from . import rulefiles as rf
 from .base import Advice, Client, FileKind, FileNote, FileRole, Tracked, role_key
@@ -48,10 +47,6 @@ AGENTS = "AGENTS.md"
 LEGACY = ".cursorrules"
 KEYS = ("description", "globs", "alwaysApply")
 INDEX = "agent-requested rules"
-# Cursor documents no limit on a file or its frontmatter: ctxasm parses at most this much YAML of
-# one (a longer block is stripped, not parsed, and reported: CTX308).
-FRONTMATTER_CHARS = 64 * 1024
-READING = Reading(dialect=Dialect(frontmatter_chars=FRONTMATTER_CHARS))
 
 # Its own diagnostic codes (`Client.own_codes`), listed by `ctxasm codes` with the shared ones.
 # fmt: off
@@ -247,10 +242,10 @@ class Cursor(Client[CursorState]):
     )
 
     def reading(self, run: Run) -> Reading:
-        return READING
+        return rf.READING
 
     def discover(self, run: Run) -> Discovery[CursorState]:
-        loader = Loader(run, reading=READING)
+        loader = Loader(run, reading=rf.READING)
         ctx = run.context
         root, cwd = str(ctx.project_root), str(ctx.cwd)
         walk = _Walk(loader)
@@ -275,7 +270,7 @@ class Cursor(Client[CursorState]):
     def touch(
         self, run: Run, state: CursorState, target: Path, already: Collection[str]
     ) -> Discovery[CursorState]:
-        loader = Loader(run, reading=READING)
+        loader = Loader(run, reading=rf.READING)
         at = rf.touch_target(loader, run, target)
         if at is None:
             return Discovery((), tuple(loader.diagnostics))
@@ -301,7 +296,7 @@ class Cursor(Client[CursorState]):
             inside = parts[at + 1 :]
             if inside[:1] == ("rules",) and len(inside) > 1:
                 kind = FileKind.RULE if path.name.endswith(SUFFIX) else FileKind.NEVER_LOADED
-                return FileRole(kind, Path(*parts[:at]), FRONTMATTER_CHARS)
+                return FileRole(kind, Path(*parts[:at]), rf.FRONTMATTER_CHARS)
         if path.name in (AGENTS, LEGACY):
             return FileRole(FileKind.INSTRUCTIONS, path.parent)
         return None
@@ -330,7 +325,7 @@ class Cursor(Client[CursorState]):
 
 def _rule_notes(text: str, base_dir: str) -> list[FileNote]:
     text = text.removeprefix("\ufeff")
-    head, _ = fm.split_frontmatter(text, FRONTMATTER_CHARS)
+    head, _ = fm.split_frontmatter(text, rf.FRONTMATTER_CHARS)
     if not head.present or head.error or head.too_complex:
         return []  # CTX301 / CTX308 say so
     data = head.data

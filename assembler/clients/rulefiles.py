@@ -18,14 +18,14 @@ from typing import NamedTuple
 from .. import codes
 from ..discovery.context import Run
 from ..discovery.index import Entry
-from ..discovery.loader import Loaded, Loader, text_source
+from ..discovery.loader import Loaded, Loader, Reading, text_source
 from ..discovery.locations import within
 from ..discovery.rules import rule_files
 from ..display import PATTERN_CHARS, shown
 from ..model import RULES_INDEX_TAG, Layer, Reason, Source, TokenCounter, Why
 from ..parsing import frontmatter as fm
 from ..parsing import globs as compiled
-from ..parsing.parse import Parsed
+from ..parsing.parse import Dialect, Parsed
 
 
 class Found(NamedTuple):
@@ -60,6 +60,10 @@ class GlobList(NamedTuple):
 # The globs one rule may list (Claude Code's budget for one rule's `paths:`, 1,000 patterns);
 # a 4 MiB file of commas would otherwise make a million globs and as many diagnostics.
 MAX_GLOBS = 1000
+# Cursor and Copilot document no limit on a file or its frontmatter: ctxasm parses at most this
+# much YAML of one (a longer block has its lines cut first, CTX309, or is dropped, CTX308).
+FRONTMATTER_CHARS = 64 * 1024
+READING = Reading(dialect=Dialect(frontmatter_chars=FRONTMATTER_CHARS))  # their text processing
 
 
 def glob_list(value: object, base_dir: str, *, lists: bool) -> GlobList:
