@@ -24,7 +24,7 @@ from ..discovery.cache import ONE_RUN
 from ..discovery.context import Discovery, Run
 from ..discovery.disk import Compute, Disk, Observer, QuietObserver
 from ..discovery.loader import RUN_MAX_IMPORTS
-from ..discovery.locations import is_within
+from ..discovery.locations import is_within, within
 from ..discovery.prefixes import Prefixes
 from ..model import Layer, Policy, Reason, TokenCounter
 from ..output.sections import context_tokens, source_tokens
@@ -295,7 +295,7 @@ class StartChecks:
             if d.code != codes.SETTINGS_INVALID.code or d.path.startswith("~"):
                 continue  # `~/...`: the home's, shown from it
             path = os.path.realpath(os.path.join(cwd, d.path))
-            if path == root or path.startswith(root + os.sep):
+            if within(path, root):
                 out.append(Finding(relative_shown(path, shown_base), 1, 1, d.code, d.message))
         return out
 
@@ -536,7 +536,7 @@ def _of_the_project(display: str, root: Path) -> bool:
     outside both that a link brought in (a rules directory linked to `/`)."""
     if display.startswith("~"):
         return True
-    return os.path.normpath(root / display).startswith(os.path.join(os.path.normpath(root), ""))
+    return within(os.path.normpath(root / display), os.path.normpath(root))
 
 
 def _lint_path(display: str, root: Path, shown_base: Path) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..clients import registry
+from ..discovery.locations import within
 from ..discovery.rules import RULES_MAX_FILES
 from .files import is_instruction_file
 from .git import GitRepo
@@ -262,9 +263,7 @@ def _outside(link: Path, root: Path) -> str:
         inside = os.path.realpath(root)
     except (OSError, ValueError):
         return ""
-    if target == inside or target.startswith(inside.rstrip(os.sep) + os.sep):
-        return ""
-    return target
+    return "" if within(target, inside) else target
 
 
 def _named_like_a_file(rel: str) -> bool:
